@@ -1,0 +1,1 @@
+# efi: build rules (owned by the efi work)

@@ -1,0 +1,236 @@
+/*
+ * On-disk link kit format, version 1. Little-endian throughout.
+ * docs/kit-format.md is the user-facing description; keep both in step.
+ *
+ *   [lk_kit_header][zlib stream of payload_zsize bytes][optional trailer]
+ *
+ * The payload (after inflate) starts with lk_payload_header, whose tables
+ * point (by byte offset from the payload start) at arrays of fixed-size
+ * records. Everything that does not depend on the per-boot layout was done
+ * by `linkkit create` on the host: symbol resolution, COMDAT dedup, COMMON
+ * allocation, script pattern matching, relocation classification and GOT
+ * relaxation. The boot side only places, resolves values, relocates and
+ * fills, and it validates every index, offset and size it reads.
+ */
+#ifndef LK_KIT_FORMAT_H
+#define LK_KIT_FORMAT_H
+
+#include "lk_types.h"
+
+#define LK_KIT_MAGIC "LINKKIT\x1a" /* 8 bytes, no NUL */
+#define LK_KIT_VERSION 1
+#define LK_PAYLOAD_MAGIC 0x4c504b4cu /* "LKPL" */
+#define LK_PAYLOAD_VERSION 1
+
+struct lk_kit_header {
+	lk_u8 magic[8];
+	lk_u16 version;     /* LK_KIT_VERSION */
+	lk_u16 header_size; /* sizeof(struct lk_kit_header) == 64 */
+	lk_u32 flags;       /* LK_KIT_F_* */
+	lk_u64 payload_zsize; /* bytes of the zlib stream after the header */
+	lk_u64 payload_size;  /* bytes once inflated */
+	lk_u8 payload_sha256[32]; /* SHA-256 of the zlib stream bytes */
+};
+_Static_assert(sizeof(struct lk_kit_header) == 64, "kit header size");
+
+#define LK_KIT_F_SIGNED 0x1u /* a signature trailer follows the stream */
+
+/* A table: `count` records of the table's record type at byte `off`. */
+struct lk_table {
+	lk_u32 off;
+	lk_u32 count;
+};
+
+enum lk_protocol {
+	LK_PROTO_NONE = 0,       /* plain ELF entry, no handoff info */
+	LK_PROTO_MULTIBOOT2 = 1, /* i386 state, EAX magic, EBX info */
+	LK_PROTO_OPENBSD = 2,    /* OpenBSD amd64 boot(8) stack args */
+};
+
+struct lk_payload_header {
+	lk_u32 magic;   /* LK_PAYLOAD_MAGIC */
+	lk_u32 version; /* LK_PAYLOAD_VERSION */
+	lk_u32 protocol; /* enum lk_protocol */
+	lk_u32 flags;
+	lk_u32 entry_sym; /* index into symbols */
+	lk_u32 max_align; /* largest alignment anywhere; boot side rejects more */
+	struct lk_table objects;  /* struct lk_object */
+	struct lk_table chunks;   /* struct lk_chunk */
+	struct lk_table slots;    /* struct lk_slot */
+	struct lk_table outsecs;  /* struct lk_outsec */
+	struct lk_table phdrs;    /* struct lk_phdr */
+	struct lk_table symbols;  /* struct lk_symbol */
+	struct lk_table relocs;   /* struct lk_reloc */
+	struct lk_table plan;     /* struct lk_op */
+	struct lk_table mgroups;  /* struct lk_merge_group */
+	struct lk_table mclasses; /* struct lk_merge_class */
+	struct lk_table mrefs;    /* lk_u32 class indices */
+	struct lk_table strtab;   /* bytes; NUL-terminated names */
+	struct lk_table data;     /* bytes; section contents */
+};
+
+/* An input object. The table order is the canonical (command-line) order. */
+struct lk_object {
+	lk_u32 name;     /* strtab offset, e.g. "locore0.o" */
+	lk_u32 flags;    /* LK_OBJ_* */
+	lk_u32 pin_rank; /* 0: shuffled; n>0: placed n-th before all others */
+	lk_u32 reserved;
+};
+#define LK_OBJ_GAP 0x1u       /* synthetic: holds the random gap chunks */
+#define LK_OBJ_SYNTHETIC 0x2u /* made by the host (COMMON, GOT) */
+
+/*
+ * An input section ("chunk"). Chunks of one slot are contiguous in the
+ * chunk table, in canonical order (object order, then section order).
+ */
+struct lk_chunk {
+	lk_u32 object; /* index into objects */
+	lk_u32 name;   /* strtab offset of the input section name */
+	lk_u32 slot;   /* index into slots */
+	lk_u32 flags;  /* LK_CHUNK_* */
+	lk_u64 size;   /* bytes; for GAP chunks the exclusive maximum */
+	lk_u64 align;  /* power of two, >= 1, <= header.max_align */
+	lk_u64 data_off; /* PROGBITS: offset in data; GAP: fill byte */
+	lk_u32 reloc_first; /* relocations patching this chunk */
+	lk_u32 reloc_count;
+	lk_u32 sort_key;    /* SORT_BY_NAME rank, computed on the host */
+	lk_u32 mgroup;      /* MERGE: index into mgroups */
+	lk_u32 mref_first;  /* MERGE: this chunk's pieces in mrefs */
+	lk_u32 mref_count;
+};
+#define LK_CHUNK_NOBITS 0x1u /* zero-filled, no data */
+#define LK_CHUNK_GAP 0x2u    /* random size in [0, size) step align */
+#define LK_CHUNK_MERGE 0x4u  /* SHF_MERGE: pieces are merge classes */
+#define LK_CHUNK_EXEC 0x8u
+#define LK_CHUNK_WRITE 0x10u
+
+/* One input-section description (`*(.text .text.*)`) in the script. */
+struct lk_slot {
+	lk_u32 outsec;      /* index into outsecs */
+	lk_u32 flags;       /* LK_SLOT_* */
+	lk_u32 first_chunk; /* chunks [first_chunk, first_chunk+chunk_count) */
+	lk_u32 chunk_count;
+};
+#define LK_SLOT_CANONICAL 0x1u  /* keep canonical object order (init tables) */
+#define LK_SLOT_SORT_ALIGN 0x2u /* SORT_BY_ALIGNMENT: stable, descending */
+#define LK_SLOT_SORT_NAME 0x4u  /* SORT_BY_NAME: stable, by sort_key */
+#define LK_SLOT_SHUFFLE 0x8u    /* per-section granularity: shuffle chunks */
+
+struct lk_outsec {
+	lk_u32 name;      /* strtab offset */
+	lk_u32 type;      /* SHT_PROGBITS or SHT_NOBITS */
+	lk_u64 flags;     /* SHF_ALLOC|SHF_WRITE|SHF_EXECINSTR */
+	lk_u32 phdr_mask; /* bit i: belongs to phdrs[i] (resolved on the host) */
+	lk_u32 oflags;    /* LK_OUTSEC_* */
+	lk_u32 fill;      /* fill pattern, big-endian as in the script */
+	lk_u32 fill_len;  /* 0: zero fill; else bytes of pattern (1..4) */
+	lk_u64 align;     /* max input alignment and explicit ALIGN() */
+};
+#define LK_OUTSEC_RANDOM_FILL 0x1u /* filled with random bytes at boot */
+
+struct lk_phdr {
+	lk_u32 name;  /* strtab offset */
+	lk_u32 type;  /* PT_LOAD, PT_OPENBSD_RANDOMIZE, ... */
+	lk_u32 flags; /* PF_*; valid when LK_PHDR_FLAGS_SET */
+	lk_u32 pflags; /* LK_PHDR_* */
+};
+#define LK_PHDR_FILEHDR 0x1u
+#define LK_PHDR_PHDRS 0x2u
+#define LK_PHDR_FLAGS_SET 0x4u
+
+enum lk_sym_kind {
+	LK_SYM_CHUNK = 0,    /* value is an offset in chunk `ref` */
+	LK_SYM_ABS = 1,      /* value is absolute */
+	LK_SYM_PLAN = 2,     /* assigned by a plan S_ASSIGN op */
+	LK_SYM_OUTSEC_START = 3, /* __start_X: start of outsec `ref` */
+	LK_SYM_OUTSEC_END = 4,   /* __stop_X: end of outsec `ref` */
+	LK_SYM_MERGE = 5,    /* merge class `ref`, plus value */
+};
+
+struct lk_symbol {
+	lk_u32 name;  /* strtab offset; 0 for unnamed */
+	lk_u8 kind;   /* enum lk_sym_kind */
+	lk_u8 bind;   /* STB_* for the output symbol table */
+	lk_u8 type;   /* STT_* */
+	lk_u8 emit;   /* 1: goes into the output .symtab */
+	lk_u32 ref;   /* chunk / outsec / merge class index, by kind */
+	lk_u32 reserved;
+	lk_u64 value;
+	lk_u64 size;
+};
+
+/*
+ * A relocation, already classified on the host: PLT32 became PC32, GOT
+ * forms were relaxed (or point into a synthesized GOT chunk), NONE dropped.
+ * Types keep their psABI numbers; the boot side accepts 64, PC32, 32, 32S,
+ * PC64, 16, PC16, 8, PC8 and rejects anything else.
+ */
+struct lk_reloc {
+	lk_u64 offset; /* within the chunk */
+	lk_u32 type;   /* R_X86_64_* */
+	lk_u32 sym;    /* index into symbols */
+	lk_i64 addend;
+};
+
+/*
+ * SHF_MERGE: which pieces survive deduplication (and tail merging) does not
+ * depend on the order, so the host computes the classes; their offsets in
+ * the merged section follow first occurrence in the boot-time order, as
+ * GNU ld does. The first chunk of a group in placement order carries the
+ * merged contents (total_size bytes); the group's other chunks get size 0.
+ */
+struct lk_merge_group {
+	lk_u64 total_size;
+	lk_u32 first_class;
+	lk_u32 class_count;
+};
+struct lk_merge_class {
+	lk_u32 data_off; /* bytes in data */
+	lk_u32 size;
+};
+
+/* ---- Plan: a stack machine compiled from the linker script ---- */
+
+struct lk_op {
+	lk_u16 code; /* enum lk_opcode */
+	lk_u16 flags; /* S_SECTION: LK_SEC_* */
+	lk_u32 arg;  /* symbol/outsec/slot index, data size, ... */
+	lk_u64 imm;
+};
+
+enum lk_opcode {
+	/* Expressions push onto (and pop from) a stack of 64-bit values. */
+	LK_E_CONST = 1,    /* push imm */
+	LK_E_DOT,          /* push the location counter (a VMA) */
+	LK_E_SYM,          /* push value of symbol arg (must be known) */
+	LK_E_ADDR,         /* push VMA of outsec arg (must be placed) */
+	LK_E_LOADADDR,     /* push LMA of outsec arg */
+	LK_E_SIZEOF,       /* push size of outsec arg */
+	LK_E_ALIGNOF,      /* push alignment of outsec arg */
+	LK_E_ALIGN,        /* pop a; push align_up(dot, a) */
+	LK_E_ALIGN2,       /* pop a, pop x; push align_up(x, a) */
+	LK_E_ADD, LK_E_SUB, LK_E_MUL, LK_E_DIV, LK_E_MOD,
+	LK_E_AND, LK_E_OR, LK_E_XOR, LK_E_SHL, LK_E_SHR,
+	LK_E_LT, LK_E_LE, LK_E_GT, LK_E_GE, LK_E_EQ, LK_E_NE,
+	LK_E_LAND, LK_E_LOR, LK_E_MAX, LK_E_MIN,
+	LK_E_NEG, LK_E_NOT, LK_E_LNOT, /* unary: -x, ~x, !x */
+	LK_E_COND,         /* pop b, pop a, pop c; push c ? a : b */
+	/* Statements pop their operands. */
+	LK_S_SET_DOT = 0x100, /* pop v; . = v (never backwards in a section) */
+	LK_S_ASSIGN,          /* pop v; symbol arg = v */
+	LK_S_SECTION,         /* begin outsec arg; pops per LK_SEC_* flags */
+	LK_S_SLOT,            /* place the chunks of slot arg */
+	LK_S_DATA,            /* pop v; emit arg (1,2,4,8) bytes of v */
+	LK_S_END_SECTION,
+	LK_S_ASSERT,          /* pop v; if 0 fail with strtab message imm */
+};
+
+/* LK_S_SECTION operands, pushed in this order before the op:
+ * vma (if LK_SEC_VMA), align (if LK_SEC_ALIGN), lma (if LK_SEC_LMA). */
+#define LK_SEC_VMA 0x1u
+#define LK_SEC_ALIGN 0x2u
+#define LK_SEC_LMA 0x4u
+
+#define LK_PLAN_STACK_MAX 64
+
+#endif

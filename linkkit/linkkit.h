@@ -1,0 +1,181 @@
+/*
+ * Public API of the freestanding relinker core. Used by the UEFI stage
+ * (efi/), the BIOS stage (stand/), the host tools (tools/) and the tests.
+ * Every function that reads untrusted input validates it and, on failure,
+ * logs exactly one LK_LOG_ERROR line per problem through lk_host.log
+ * naming the file/object/section/offset/symbol, then returns non-zero.
+ */
+#ifndef LINKKIT_H
+#define LINKKIT_H
+
+#include "lk_host.h"
+#include "lk_types.h"
+#include "kit_format.h"
+
+/* Status codes (0 is success). */
+enum lk_status {
+	LK_OK = 0,
+	LK_ERR_FORMAT = 1,  /* malformed header/table/index/offset */
+	LK_ERR_HASH = 2,    /* SHA-256 mismatch */
+	LK_ERR_INFLATE = 3, /* corrupt compressed stream */
+	LK_ERR_NOMEM = 4,
+	LK_ERR_LINK = 5,    /* undefined symbol, overflow, bad relocation */
+	LK_ERR_RANGE = 6,   /* address arithmetic out of range */
+	LK_ERR_ELF = 7,     /* bad ELF file (fallback kernel, objects) */
+	LK_ERR_UNSUPPORTED = 8,
+};
+
+/* ---- mem.c: freestanding helpers (no libc) ---- */
+void *lk_memcpy(void *dst, const void *src, lk_size n);
+void *lk_memmove(void *dst, const void *src, lk_size n);
+void *lk_memset(void *dst, int c, lk_size n);
+int lk_memcmp(const void *a, const void *b, lk_size n);
+lk_size lk_strlen(const char *s);
+lk_size lk_strnlen(const char *s, lk_size max);
+int lk_strcmp(const char *a, const char *b);
+/* Zeroes memory in a way the compiler may not elide (secrets). */
+void lk_wipe(void *p, lk_size n);
+
+/* ---- fmt.c: tiny formatter for log lines ----
+ * Supports %s %c %d %u %x %lld %llu %llx %p %%, optional width/zero-pad
+ * (e.g. %08x, %016llx). Always NUL-terminates; returns length written. */
+int lk_snprintf(char *buf, lk_size size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int lk_vsnprintf(char *buf, lk_size size, const char *fmt,
+		 __builtin_va_list ap);
+/* Formats and sends one line through host->log if level <= log_level. */
+void lk_log(const struct lk_host *h, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- sha256.c ---- */
+struct lk_sha256 {
+	lk_u32 state[8];
+	lk_u64 length;
+	lk_u8 block[64];
+	lk_u32 fill;
+};
+void lk_sha256_init(struct lk_sha256 *c);
+void lk_sha256_update(struct lk_sha256 *c, const void *data, lk_size len);
+void lk_sha256_final(struct lk_sha256 *c, lk_u8 out[32]);
+void lk_sha256(const void *data, lk_size len, lk_u8 out[32]);
+
+/* ---- chacha.c / rng.c: ChaCha20 (RFC 8439) and the layout generator ---- */
+void lk_chacha20_block(const lk_u32 key[8], lk_u32 counter,
+		       const lk_u32 nonce[3], lk_u8 out[64]);
+struct lk_rng {
+	lk_u32 key[8];
+	lk_u32 nonce[3];
+	lk_u32 counter;
+	lk_u8 buf[64];
+	lk_u32 used; /* bytes of buf consumed */
+};
+/* Seeds from any number of bytes (hashed with SHA-256 into the key). */
+void lk_rng_init(struct lk_rng *r, const void *seed, lk_size len);
+/* Mixes more entropy into an initialised generator. */
+void lk_rng_mix(struct lk_rng *r, const void *data, lk_size len);
+void lk_rng_bytes(struct lk_rng *r, void *out, lk_size len);
+lk_u32 lk_rng_u32(struct lk_rng *r);
+lk_u64 lk_rng_u64(struct lk_rng *r);
+/* Uniform in [0, bound), unbiased (rejection sampling); bound > 0. */
+lk_u64 lk_rng_below(struct lk_rng *r, lk_u64 bound);
+/* Unbiased Fisher-Yates over n u32 values. */
+void lk_shuffle_u32(struct lk_rng *r, lk_u32 *v, lk_u32 n);
+void lk_rng_wipe(struct lk_rng *r);
+
+/* ---- inflate.c: RFC 1950/1951 ---- */
+/* Inflates a zlib stream (checks header and Adler-32). *out_len gets the
+ * bytes produced. Returns LK_OK, LK_ERR_INFLATE (corrupt/truncated input or
+ * output larger than dst_len). Never reads or writes out of bounds. */
+int lk_inflate_zlib(const void *src, lk_size src_len, void *dst,
+		    lk_size dst_len, lk_size *out_len);
+/* Raw DEFLATE (RFC 1951) without the zlib wrapper. */
+int lk_inflate_raw(const void *src, lk_size src_len, void *dst,
+		   lk_size dst_len, lk_size *out_len, lk_size *src_used);
+
+/* ---- kit.c: the outer kit file ---- */
+struct lk_kit {
+	const lk_u8 *zdata; /* the zlib stream inside the kit buffer */
+	lk_u64 zsize;
+	lk_u64 payload_size;
+	lk_u32 flags;
+};
+/* Checks magic, version, sizes against kit_size, and the SHA-256.
+ * `name` (e.g. the path) is used in error lines. */
+int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
+		const char *name, struct lk_kit *out);
+/* Inflates into dst (payload_size bytes) and checks the produced size. */
+int lk_kit_inflate(const struct lk_host *h, const struct lk_kit *kit,
+		   const char *name, void *dst, lk_u64 dst_size);
+
+/* ---- link*.c: the per-boot link ---- */
+struct lk_link; /* opaque */
+
+/* Validates every table, index, offset and size of an inflated payload.
+ * The payload must stay alive and unchanged until lk_link_close. */
+int lk_link_open(const struct lk_host *h, const void *payload, lk_u64 size,
+		 const char *name, struct lk_link **out);
+/* Chooses the object order and gap sizes from rng, evaluates the plan,
+ * and computes every address. */
+int lk_link_layout(struct lk_link *L, struct lk_rng *rng);
+
+struct lk_image_info {
+	lk_u64 load_lo;   /* lowest LMA of any allocated output section */
+	lk_u64 load_hi;   /* end (exclusive) of the highest, NOBITS included */
+	lk_u64 entry_vma; /* entry symbol's VMA */
+	lk_u64 entry_lma; /* entry symbol's LMA (where to jump, paging off) */
+	lk_u32 protocol;  /* enum lk_protocol */
+	lk_u32 noutsecs;  /* output sections that are emitted (non-empty) */
+	lk_u32 nphdrs;
+	lk_u32 reserved;
+};
+void lk_link_info(const struct lk_link *L, struct lk_image_info *out);
+
+/* Writes the linked image: dst corresponds to LMA load_lo and is
+ * load_hi - load_lo bytes long. Copies contents, fills padding and gaps,
+ * zeroes NOBITS, fills LK_OUTSEC_RANDOM_FILL sections from rng, applies
+ * every relocation. All errors are logged (not just the first). */
+int lk_link_write(struct lk_link *L, void *dst, struct lk_rng *rng);
+
+/*
+ * ELF view of the linked image, for the Multiboot2 ELF-sections tag and for
+ * `linkkit link`: section headers (null, each emitted output section,
+ * .symtab, .strtab, .shstrtab) plus the symbol and string tables.
+ * lk_link_elf_size gives the bytes needed; lk_link_elf_emit lays out in buf:
+ * [Shdr array][.symtab][.strtab][.shstrtab], with sh_addr of the last three
+ * set to buf_addr + their offset (buf_addr: where buf will be in memory for
+ * the kernel, 0 for a file) and sh_offset relative to buf.
+ */
+struct lk_elf_view {
+	lk_u32 shnum;
+	lk_u32 shentsize;
+	lk_u32 shstrndx;
+	lk_u64 size;
+};
+int lk_link_elf_size(const struct lk_link *L, struct lk_elf_view *out);
+int lk_link_elf_emit(const struct lk_link *L, void *buf, lk_u64 buf_size,
+		     lk_u64 buf_addr, struct lk_elf_view *out);
+/* Program headers (Elf64_Phdr) as the script's PHDRS describe them. */
+int lk_link_phdrs(const struct lk_link *L, void *buf, lk_u64 buf_size,
+		  lk_u32 *count);
+
+/* Debug only (insecure: reveals the layout): the chosen order and gaps. */
+void lk_link_dump_layout(const struct lk_link *L, int level);
+
+/* Wipes every buffer the link allocated (order, addresses, symbols) and
+ * frees it. The caller wipes the payload and the kit itself. */
+void lk_link_close(struct lk_link *L);
+
+/* ---- elfload.c: the prelinked fallback kernel (an ELF64 executable) ---- */
+struct lk_elf_image {
+	lk_u64 load_lo, load_hi; /* physical (p_paddr) range of PT_LOADs */
+	lk_u64 entry_vma, entry_lma;
+	lk_u32 nload;
+	lk_u32 protocol; /* from the fallback's .note or the config */
+};
+int lk_elf_check(const struct lk_host *h, const void *elf, lk_u64 size,
+		 const char *name, struct lk_elf_image *out);
+/* Copies PT_LOAD segments to dst (= load_lo), zeroing the bss parts. */
+int lk_elf_load(const struct lk_host *h, const void *elf, lk_u64 size,
+		void *dst);
+
+#endif

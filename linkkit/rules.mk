@@ -1,0 +1,1 @@
+# linkkit: build rules (owned by the linkkit work)

@@ -1,0 +1,1 @@
+# stand: build rules (owned by the stand work)

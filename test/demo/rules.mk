@@ -1,0 +1,1 @@
+# test/demo: build rules (owned by the test/demo work)

@@ -1,0 +1,1 @@
+# test/qemu: build rules (owned by the test/qemu work)

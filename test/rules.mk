@@ -1,0 +1,1 @@
+# test: build rules (owned by the test work)

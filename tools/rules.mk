@@ -1,0 +1,1 @@
+# tools: build rules (owned by the tools work)
