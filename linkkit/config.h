@@ -1,0 +1,56 @@
+/*
+ * RELINK.CFG parser shared by the UEFI (efi/) and BIOS (stand/) stages.
+ * Freestanding, firmware-neutral: the caller reads the file into memory
+ * and passes the bytes; nothing here touches a disk or a console except
+ * through lk_host.log.
+ *
+ * Format (docs/CONVENTIONS.md): one `key = value` per line, `#` starts a
+ * comment (whole line, or after whitespace in a value), blank lines ignored,
+ * CR LF accepted, a missing final newline accepted. Unknown keys, malformed
+ * lines and bad values give ONE LK_LOG_WARN line each ("NAME:LINE: ...")
+ * and are otherwise ignored (the default stays). The config never makes
+ * the boot fail: a broken config still boots with the defaults.
+ */
+#ifndef LK_CONFIG_H
+#define LK_CONFIG_H
+
+#include "lk_host.h"
+#include "lk_types.h"
+
+#define LK_CFG_PATH_MAX 128    /* bytes including the NUL */
+#define LK_CFG_CMDLINE_MAX 512 /* bytes including the NUL */
+#define LK_CFG_SEED_MAX 64     /* debug_seed bytes (128 hex digits) */
+#define LK_CFG_LINE_MAX 1024   /* longer lines are rejected whole */
+
+struct lk_config {
+	/* Paths are normalised to `\` separators and always start with `\`
+	 * (the BIOS FAT reader must accept `\`). */
+	char kit[LK_CFG_PATH_MAX];       /* default \RELINK\KERNEL.KIT */
+	char fallback[LK_CFG_PATH_MAX];  /* default \RELINK\FALLBACK.ELF */
+	char seed_file[LK_CFG_PATH_MAX]; /* "" = none (default) */
+	char cmdline[LK_CFG_CMDLINE_MAX]; /* default "" */
+	lk_u32 protocol;  /* enum lk_protocol of the fallback; default MB2 */
+	lk_u32 timeout;   /* seconds; default 0 */
+	lk_u32 verbose;   /* 0 (default), 1 timings, 2 layout (insecure) */
+	lk_u32 debug_seed_len; /* 0: no debug seed (default) */
+	lk_u8 debug_seed[LK_CFG_SEED_MAX]; /* INSECURE fixed seed */
+};
+
+/* Fills every field with its default. */
+void lk_config_defaults(struct lk_config *c);
+
+/*
+ * Parses `len` bytes of text (not NUL-terminated, may contain anything)
+ * over the values already in *c (call lk_config_defaults first). `name`
+ * (e.g. "\EFI\BOOT\RELINK.CFG") prefixes warning lines. Returns the
+ * number of warnings logged (0 = clean). Keys: kit, fallback, cmdline,
+ * protocol (multiboot2|openbsd|none), timeout, verbose (0..2), seed_file,
+ * debug_seed (2..128 hex digits, even count).
+ */
+int lk_config_parse(const struct lk_host *h, const char *name,
+		    const void *text, lk_size len, struct lk_config *c);
+
+/* Wipes the whole struct (it may hold a debug seed). */
+void lk_config_wipe(struct lk_config *c);
+
+#endif
