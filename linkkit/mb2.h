@@ -117,7 +117,7 @@ lk_u32 lk_mb2_map_normalize(struct lk_mb2_mmap_entry *e, lk_u32 n);
  * .strtab, .shstrtab, ...) after them, setting those sh_addr to
  * out_addr + offset (where `out` will be for the kernel). Allocated
  * sections keep their sh_addr. Every offset/size is bounds-checked
- * against `size`. Returns 0 and sets *num/*entsize/*shndx/*used, or
+ * against `size`. Returns 0 and sets num, entsize, shndx and used, or
  * non-zero (bad ELF, or out too small: *used = bytes needed).
  * With out == LK_NULL only computes *used.
  */
