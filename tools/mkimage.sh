@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# mkimage: builds and edits relinkboot disk images without root or loop
+# devices (sgdisk for the GPT, mkfs.fat + mtools for the ESP).
+#
+#   mkimage.sh create -o IMG --efi BOOTX64.EFI --kit KIT --fallback ELF
+#                     [--cfg RELINK.CFG] [--mbr MBR.BIN] [--stage STAGE.BIN]
+#                     [--seed SEED.BIN] [--esp-mib N] [--fat 32|16]
+#   mkimage.sh install-kit IMG KIT   replace \RELINK\KERNEL.KIT atomically
+#   mkimage.sh put IMG ESPPATH FILE  write FILE to ESPPATH (no checks: tests)
+#   mkimage.sh get IMG ESPPATH OUT   copy a file out of the ESP
+#   mkimage.sh remove IMG ESPPATH    delete a file from the ESP
+#   mkimage.sh ls IMG                list the ESP recursively
+#   mkimage.sh check IMG             check GPT, ESP files and the MBR fields
+#
+# ESPPATH is an ESP path like \RELINK\KERNEL.KIT or /RELINK/KERNEL.KIT.
+# Layout (docs/CONVENTIONS.md): GPT, ESP from LBA 2048, BIOS stage raw at
+# LBA 64 with its LBA (u32) at MBR 0x1B0 and sector count (u16) at 0x1B4.
+set -euo pipefail
+export MTOOLS_SKIP_CHECK=1 MTOOLS_NO_VFAT=0
+PATH=$PATH:/usr/sbin:/sbin
+
+ESP_LBA=2048
+STAGE_LBA=64
+KIT_PATH=/RELINK/KERNEL.KIT
+NEW_PATH=/RELINK/KERNEL.NEW
+FALLBACK_PATH=/RELINK/FALLBACK.ELF
+KIT_MAGIC='4c494e4b4b49541a' # "LINKKIT\x1a"
+
+die() { echo "mkimage: $*" >&2; exit 1; }
+
+usage() { sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+# Normalises \A\B or A/B to ::/A/B for mtools.
+esp_path() {
+	local p=${1//\\//}
+	[ "${p:0:1}" = / ] || p=/$p
+	printf '::%s' "$p"
+}
+
+# Byte offset of partition 1 (the ESP), read from the GPT.
+esp_offset() {
+	local img=$1 first
+	first=$(sgdisk -i 1 "$img" 2>/dev/null | sed -n 's/^First sector: \([0-9]*\).*/\1/p')
+	[ -n "$first" ] || die "$img: no GPT partition 1 (not a relinkboot image?)"
+	echo $((first * 512))
+}
+
+# mtools "drive" spec for the ESP inside an image.
+esp_drive() { printf '%s@@%s' "$1" "$(esp_offset "$1")"; }
+
+esp_exists() { mdir -i "$1" -b "$(esp_path "$2")" >/dev/null 2>&1; }
+
+put_le() { # put_le FILE OFFSET BYTES VALUE: little-endian integer in place
+	local f=$1 off=$2 n=$3 v=$4 i hex=
+	for ((i = 0; i < n; i++)); do
+		hex+=$(printf '\\x%02x' $(((v >> (8 * i)) & 255)))
+	done
+	printf "$hex" | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
+}
+
+get_le() { # get_le FILE OFFSET BYTES
+	local v=0 i b
+	local -a bytes
+	read -r -a bytes < <(od -An -tu1 -j "$2" -N "$3" "$1")
+	for ((i = ${#bytes[@]} - 1; i >= 0; i--)); do
+		b=${bytes[i]}
+		v=$(((v << 8) | b))
+	done
+	echo "$v"
+}
+
+file_magic() { od -An -tx1 -N8 "$1" | tr -d ' \n'; }
+
+# Copies the first 440 bytes of mbr.bin over the MBR boot code, keeping
+# the disk signature and the protective partition entry sgdisk wrote.
+write_mbr_code() {
+	local img=$1 mbr=$2 size
+	size=$(stat -c %s "$mbr")
+	[ "$size" -ge 440 ] || die "$mbr: $size bytes, need at least 440"
+	if [ "$(od -An -tx1 -j $((0x1B0)) -N8 "$mbr" | tr -d ' \n')" != 0000000000000000 ]; then
+		echo "mkimage: warning: $mbr uses bytes 0x1B0..0x1B7, overwritten by the stage location" >&2
+	fi
+	dd if="$mbr" of="$img" bs=440 count=1 conv=notrunc status=none
+}
+
+write_stage() {
+	local img=$1 stage=$2 size sectors
+	size=$(stat -c %s "$stage")
+	[ "$size" -gt 0 ] || die "$stage: empty BIOS stage"
+	sectors=$(((size + 511) / 512))
+	[ $((STAGE_LBA + sectors)) -le $ESP_LBA ] ||
+		die "$stage: $sectors sectors at LBA $STAGE_LBA overlap the ESP at LBA $ESP_LBA"
+	[ "$sectors" -le 65535 ] || die "$stage: too large for the u16 sector count"
+	dd if="$stage" of="$img" bs=512 seek=$STAGE_LBA conv=notrunc status=none
+	put_le "$img" $((0x1B0)) 4 $STAGE_LBA
+	put_le "$img" $((0x1B4)) 2 "$sectors"
+}
+
+cmd_create() {
+	local out= efi= kit= fallback= cfg= mbr= stage= seed= esp_mib=64 fat=32
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-o) out=$2 ;;
+		--efi) efi=$2 ;;
+		--kit) kit=$2 ;;
+		--fallback) fallback=$2 ;;
+		--cfg) cfg=$2 ;;
+		--mbr) mbr=$2 ;;
+		--stage) stage=$2 ;;
+		--seed) seed=$2 ;;
+		--esp-mib) esp_mib=$2 ;;
+		--fat) fat=$2 ;;
+		*) usage ;;
+		esac
+		shift 2 || usage
+	done
+	[ -n "$out" ] && [ -n "$efi" ] && [ -n "$kit" ] && [ -n "$fallback" ] || usage
+	local f
+	for f in "$efi" "$kit" "$fallback" ${cfg:+"$cfg"} ${mbr:+"$mbr"} ${stage:+"$stage"} ${seed:+"$seed"}; do
+		[ -r "$f" ] || die "$f: not readable"
+	done
+	[ "$(file_magic "$kit")" = $KIT_MAGIC ] || die "$kit: not a link kit (bad magic)"
+	case $fat in 16 | 32) ;; *) die "--fat must be 16 or 32" ;; esac
+	# FAT32 needs >= 65525 clusters: 1-sector clusters from 33 MiB up.
+	[ "$fat" = 16 ] || [ "$esp_mib" -ge 34 ] || die "--esp-mib $esp_mib too small for FAT32"
+
+	local tmp esp esp_sectors total
+	tmp=$(mktemp "$out.XXXXXX")
+	esp=$(mktemp "$out.esp.XXXXXX")
+	trap 'rm -f "$tmp" "$esp"' EXIT
+	esp_sectors=$((esp_mib * 2048))
+	# Room after the ESP for the backup GPT (33 sectors), rounded to 1 MiB.
+	total=$((ESP_LBA + esp_sectors + 2048))
+	rm -f "$tmp" "$esp"
+	truncate -s $((total * 512)) "$tmp"
+	sgdisk -o -n 1:$ESP_LBA:+"$esp_sectors" -t 1:ef00 -c 1:ESP "$tmp" >/dev/null ||
+		die "$out: sgdisk failed"
+	[ "$(esp_offset "$tmp")" -eq $((ESP_LBA * 512)) ] || die "$out: ESP not at LBA $ESP_LBA"
+
+	local spc=1
+	[ "$fat" = 32 ] || spc=4
+	mkfs.fat -C -F "$fat" -s $spc -h $ESP_LBA -n RELINKBOOT -i 52454c4b "$esp" \
+		$((esp_sectors / 2)) >/dev/null || die "$out: mkfs.fat failed"
+	mmd -i "$esp" ::/EFI ::/EFI/BOOT ::/RELINK
+	mcopy -i "$esp" "$efi" ::/EFI/BOOT/BOOTX64.EFI
+	if [ -n "$cfg" ]; then
+		mcopy -i "$esp" "$cfg" ::/EFI/BOOT/RELINK.CFG
+	else
+		default_cfg | mcopy -i "$esp" - ::/EFI/BOOT/RELINK.CFG
+	fi
+	mcopy -i "$esp" "$kit" ::$KIT_PATH
+	mcopy -i "$esp" "$fallback" ::$FALLBACK_PATH
+	[ -z "$seed" ] || mcopy -i "$esp" "$seed" ::/RELINK/SEED.BIN
+	dd if="$esp" of="$tmp" bs=1M seek=1 conv=notrunc,sparse status=none
+	rm -f "$esp"
+
+	[ -z "$mbr" ] || write_mbr_code "$tmp" "$mbr"
+	[ -z "$stage" ] || write_stage "$tmp" "$stage"
+	sgdisk -v "$tmp" | grep -q 'No problems found' || die "$out: GPT does not verify"
+	mv -f "$tmp" "$out"
+	trap - EXIT
+}
+
+default_cfg() {
+	cat <<'EOF'
+# relinkboot configuration (written by tools/mkimage.sh)
+kit = \RELINK\KERNEL.KIT
+fallback = \RELINK\FALLBACK.ELF
+cmdline = console=com0
+protocol = multiboot2
+timeout = 0
+verbose = 0
+EOF
+}
+
+# Runs "$@" holding an exclusive lock on the image, so concurrent edits
+# of one image (parallel tests, a user) cannot interleave.
+with_lock() {
+	local img=$1
+	shift
+	exec 9<"$img"
+	flock 9
+	"$@"
+	exec 9<&-
+}
+
+cmd_install_kit() {
+	[ $# -eq 2 ] || usage
+	local img=$1 kit=$2
+	[ -r "$kit" ] || die "$kit: not readable"
+	[ "$(file_magic "$kit")" = $KIT_MAGIC ] || die "$kit: not a link kit (bad magic)"
+	with_lock "$img" install_kit_locked "$img" "$kit"
+}
+
+install_kit_locked() {
+	local img=$1 kit=$2 drv
+	drv=$(esp_drive "$img")
+	# The fallback must stay bootable throughout: refuse to touch an image
+	# that would be left with neither a kit nor a fallback.
+	esp_exists "$drv" $FALLBACK_PATH || die "$img: no \\RELINK\\FALLBACK.ELF; refusing to replace the kit"
+	mdel -i "$drv" "::$NEW_PATH" 2>/dev/null || true
+	if ! mcopy -i "$drv" "$kit" "::$NEW_PATH"; then
+		mdel -i "$drv" "::$NEW_PATH" 2>/dev/null || true
+		die "$img: cannot write \\RELINK\\KERNEL.NEW (ESP full?); old kit kept"
+	fi
+	if ! mtype -i "$drv" "::$NEW_PATH" | cmp -s - "$kit"; then
+		mdel -i "$drv" "::$NEW_PATH" 2>/dev/null || true
+		die "$img: \\RELINK\\KERNEL.NEW reads back wrong; old kit kept"
+	fi
+	# Only a directory entry changes from here: the new data is complete.
+	mren -i "$drv" -D o "::$NEW_PATH" "::$KIT_PATH" 2>/dev/null || {
+		mdel -i "$drv" "::$KIT_PATH" && mren -i "$drv" "::$NEW_PATH" "::$KIT_PATH"
+	} || die "$img: rename KERNEL.NEW -> KERNEL.KIT failed"
+	mtype -i "$drv" "::$KIT_PATH" | cmp -s - "$kit" || die "$img: installed kit reads back wrong"
+	esp_exists "$drv" $FALLBACK_PATH || die "$img: fallback missing after install"
+	echo "mkimage: installed $kit as \\RELINK\\KERNEL.KIT in $img"
+}
+
+cmd_put() {
+	[ $# -eq 3 ] || usage
+	local img=$1 p=$2 f=$3 drv
+	[ -r "$f" ] || die "$f: not readable"
+	drv=$(esp_drive "$img")
+	with_lock "$img" mcopy -o -i "$drv" "$f" "$(esp_path "$p")"
+}
+
+cmd_get() {
+	[ $# -eq 3 ] || usage
+	mcopy -n -i "$(esp_drive "$1")" "$(esp_path "$2")" "$3"
+}
+
+cmd_remove() {
+	[ $# -eq 2 ] || usage
+	local drv
+	drv=$(esp_drive "$1")
+	with_lock "$1" mdel -i "$drv" "$(esp_path "$2")"
+}
+
+cmd_ls() {
+	[ $# -eq 1 ] || usage
+	mdir -i "$(esp_drive "$1")" -/ -b ::/
+}
+
+cmd_check() {
+	[ $# -eq 1 ] || usage
+	local img=$1 drv p lba n bad=0
+	sgdisk -v "$img" | grep -q 'No problems found' || die "$img: GPT does not verify"
+	[ "$(esp_offset "$img")" -eq $((ESP_LBA * 512)) ] || die "$img: ESP does not start at LBA $ESP_LBA"
+	sgdisk -i 1 "$img" | grep -q 'C12A7328-F81F-11D2-BA4B-00A0C93EC93B' || die "$img: partition 1 is not an ESP"
+	drv=$(esp_drive "$img")
+	for p in /EFI/BOOT/BOOTX64.EFI /EFI/BOOT/RELINK.CFG $KIT_PATH $FALLBACK_PATH; do
+		esp_exists "$drv" "$p" || { echo "mkimage: $img: missing ${p//\//\\}" >&2; bad=1; }
+	done
+	lba=$(get_le "$img" $((0x1B0)) 4)
+	n=$(get_le "$img" $((0x1B4)) 2)
+	if [ "$n" -ne 0 ]; then
+		[ "$lba" -eq $STAGE_LBA ] && [ $((lba + n)) -le $ESP_LBA ] ||
+			{ echo "mkimage: $img: bad stage location LBA $lba count $n" >&2; bad=1; }
+	fi
+	[ "$bad" -eq 0 ] || exit 1
+	echo "mkimage: $img: ok (stage LBA $lba, $n sectors)"
+}
+
+[ $# -ge 1 ] || usage
+cmd=$1
+shift
+case $cmd in
+create) cmd_create "$@" ;;
+install-kit) cmd_install_kit "$@" ;;
+put) cmd_put "$@" ;;
+get) cmd_get "$@" ;;
+remove) cmd_remove "$@" ;;
+ls) cmd_ls "$@" ;;
+check) cmd_check "$@" ;;
+*) usage ;;
+esac
