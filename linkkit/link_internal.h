@@ -1,0 +1,125 @@
+/*
+ * Private state of the boot-side link, shared by link_*.c and reloc_x86_64.c.
+ * Tables point into the caller's payload (validated by lk_link_open); every
+ * array the link allocates is recorded so lk_link_close can wipe it.
+ */
+#ifndef LK_LINK_INTERNAL_H
+#define LK_LINK_INTERNAL_H
+
+#include "linkkit.h"
+#include "elf64.h"
+
+/* Largest image, section, or payload the boot side accepts: far above any
+ * kernel, low enough that no size arithmetic below can overflow. */
+#define LK_MAX_SIZE 0x40000000ull
+#define LK_NONE 0xffffffffu
+#define LK_MAX_ALLOCS 32
+#define LK_RELOC_ERR_CAP 50
+
+enum lk_os_state { LK_OS_UNSEEN = 0, LK_OS_OPEN = 1, LK_OS_DONE = 2 };
+
+struct lk_os {
+	lk_u64 vma, lma, size, align;
+	lk_u32 state;
+	lk_u32 shndx; /* index in the ELF view, 0 when not emitted */
+};
+
+/* Something placed inside an output section, in placement order. */
+enum lk_item_kind { LK_ITEM_CHUNK = 0, LK_ITEM_DATA = 1 };
+struct lk_item {
+	lk_u64 vma;
+	lk_u64 value; /* DATA: the value */
+	lk_u32 outsec;
+	lk_u16 kind;
+	lk_u16 width;  /* DATA: bytes */
+	lk_u32 chunk;  /* CHUNK: index */
+	lk_u32 pad;
+};
+
+struct lk_alloc_rec {
+	void *p;
+	lk_size n;
+};
+
+struct lk_link {
+	const struct lk_host *h;
+	const char *name;
+	const lk_u8 *base;
+	lk_u64 size;
+	const struct lk_payload_header *hdr;
+
+	const struct lk_object *obj;
+	const struct lk_chunk *chunk;
+	const struct lk_slot *slot;
+	const struct lk_outsec *outsec;
+	const struct lk_phdr *phdr;
+	const struct lk_symbol *sym;
+	const struct lk_reloc *rel;
+	const struct lk_op *plan;
+	const struct lk_merge_group *mgroup;
+	const struct lk_merge_class *mclass;
+	const lk_u32 *mref;
+	const char *str;
+	const lk_u8 *data;
+	lk_u32 nobj, nchunk, nslot, nout, nphdr, nsym, nrel, nop, nmg, nmc,
+		nmref, nstr, ndata;
+
+	/* Filled by lk_link_open. */
+	lk_u32 *class_group; /* merge class -> group */
+	lk_u32 *tmp;         /* scratch for sorting, max(nobj, nchunk, nout) */
+
+	/* Filled by lk_link_layout. */
+	int laid_out;
+	lk_u32 *order;       /* objects in placement order */
+	lk_u32 *obj_pos;     /* object -> position in order */
+	lk_u32 *slot_order;  /* per slot, its chunks in placement order */
+	lk_u64 *chunk_vma;
+	lk_u64 *chunk_size;  /* effective: gap choice, merged group size */
+	lk_u32 *group_owner; /* merge group -> chunk carrying the contents */
+	lk_u64 *class_off;   /* merge class -> offset in the owner chunk */
+	lk_u64 *sym_val;
+	lk_u32 *sym_sec;     /* PLAN symbols: outsec assigned in, or LK_NONE */
+	lk_u8 *sym_known;
+	lk_u8 *slot_done;
+	lk_u64 *group_run;   /* merge group -> bytes assigned so far */
+	lk_u32 *os_seq;      /* outsecs in the order the plan begins them */
+	lk_u32 nseq;
+	lk_u32 *os_tmp;      /* 2 * nout: sorting output sections */
+	struct lk_os *os;
+	struct lk_item *item;
+	lk_u32 nitem;
+	lk_u64 load_lo, load_hi, entry_vma, entry_lma;
+	lk_u32 nemit;
+
+	struct lk_alloc_rec allocs[LK_MAX_ALLOCS];
+	lk_u32 nallocs;
+};
+
+/* link_open.c */
+void *lk_link_alloc(struct lk_link *L, lk_u64 count, lk_u64 elsize);
+const char *lk_str(const struct lk_link *L, lk_u32 off);
+const char *lk_chunk_obj_name(const struct lk_link *L, lk_u32 chunk);
+int lk_is_pow2(lk_u64 v);
+
+/* link_layout.c */
+lk_u64 lk_udiv64(lk_u64 n, lk_u64 d, lk_u64 *rem);
+lk_u64 lk_align_up(lk_u64 v, lk_u64 a);
+void lk_stable_sort(lk_u32 *v, lk_u32 *tmp, lk_u32 n,
+		    int (*less)(const void *ctx, lk_u32 a, lk_u32 b),
+		    const void *ctx);
+lk_u64 lk_chunk_lma(const struct lk_link *L, lk_u32 chunk);
+lk_u32 lk_sym_outsec(const struct lk_link *L, lk_u32 sym);
+
+/* link_merge.c */
+int lk_merge_check(struct lk_link *L);
+lk_u64 lk_merge_place(struct lk_link *L, lk_u32 chunk);
+void lk_merge_offsets(struct lk_link *L);
+void lk_merge_write(const struct lk_link *L, lk_u32 group, lk_u8 *dst);
+
+/* reloc_x86_64.c */
+int lk_reloc_width(lk_u32 type);
+const char *lk_reloc_name(lk_u32 type);
+int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk, lk_u32 r,
+		   lk_u8 *loc, lk_u32 *nerr);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * lk_link_write: produces the image at its load addresses: contents, fill
+ * patterns, gap bytes, zeroed NOBITS, random-fill sections, then every
+ * relocation. Relocation errors are all reported (up to a cap), not just
+ * the first, so one boot shows everything that is wrong with a kit.
+ */
+#include "link_internal.h"
+
+#define LK_ERR(L, ...) lk_log((L)->h, LK_LOG_ERROR, __VA_ARGS__)
+
+/* The script's fill: a big-endian pattern restarting at each padding. */
+static void lk_fill(const struct lk_outsec *o, lk_u8 *p, lk_u64 n)
+{
+	lk_u64 i;
+	lk_u32 k = 0;
+
+	if (o->fill_len == 0) {
+		lk_memset(p, 0, (lk_size)n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		p[i] = (lk_u8)(o->fill >> (8 * (o->fill_len - 1 - k)));
+		if (++k == o->fill_len)
+			k = 0;
+	}
+}
+
+static void lk_write_chunk(const struct lk_link *L, lk_u32 c, lk_u8 *p)
+{
+	const struct lk_chunk *ch = &L->chunk[c];
+	lk_u64 n = L->chunk_size[c];
+
+	if (ch->flags & LK_CHUNK_GAP)
+		lk_memset(p, (int)ch->data_off, (lk_size)n);
+	else if (ch->flags & LK_CHUNK_NOBITS)
+		lk_memset(p, 0, (lk_size)n);
+	else if (ch->flags & LK_CHUNK_MERGE) {
+		if (L->group_owner[ch->mgroup] == c)
+			lk_merge_write(L, ch->mgroup, p);
+	} else
+		lk_memcpy(p, L->data + ch->data_off, (lk_size)n);
+}
+
+static void lk_write_item(const struct lk_link *L, const struct lk_item *it,
+			  lk_u8 *p)
+{
+	int i;
+
+	if (it->kind == LK_ITEM_CHUNK) {
+		lk_write_chunk(L, it->chunk, p);
+		return;
+	}
+	for (i = 0; i < it->width; i++)
+		p[i] = (lk_u8)(it->value >> (8 * i));
+}
+
+static lk_u64 lk_item_size(const struct lk_link *L, const struct lk_item *it)
+{
+	return it->kind == LK_ITEM_CHUNK ? L->chunk_size[it->chunk] : it->width;
+}
+
+/* Items of one output section are contiguous: sections do not nest. */
+static lk_u32 lk_write_outsec(const struct lk_link *L, lk_u32 s, lk_u32 i,
+			      lk_u8 *dst)
+{
+	const struct lk_os *o = &L->os[s];
+	const struct lk_outsec *os = &L->outsec[s];
+	lk_u8 *base = dst + (o->lma - L->load_lo);
+	lk_u64 cur = o->vma;
+
+	for (; i < L->nitem && L->item[i].outsec == s; i++) {
+		const struct lk_item *it = &L->item[i];
+
+		if (os->type == LK_SHT_NOBITS)
+			continue;
+		lk_fill(os, base + (cur - o->vma), it->vma - cur);
+		lk_write_item(L, it, base + (it->vma - o->vma));
+		cur = it->vma + lk_item_size(L, it);
+	}
+	if (os->type == LK_SHT_NOBITS)
+		lk_memset(base, 0, (lk_size)o->size);
+	else
+		lk_fill(os, base + (cur - o->vma), o->vma + o->size - cur);
+	return i;
+}
+
+static lk_u32 lk_apply_relocs(const struct lk_link *L, lk_u8 *dst)
+{
+	lk_u32 i, k, nerr = 0;
+
+	for (i = 0; i < L->nitem; i++) {
+		const struct lk_item *it = &L->item[i];
+		const struct lk_chunk *c;
+		lk_u8 *p;
+
+		if (it->kind != LK_ITEM_CHUNK)
+			continue;
+		c = &L->chunk[it->chunk];
+		p = dst + (lk_chunk_lma(L, it->chunk) - L->load_lo);
+		for (k = 0; k < c->reloc_count; k++)
+			lk_reloc_apply(L, it->chunk, c->reloc_first + k,
+				       p + L->rel[c->reloc_first + k].offset, &nerr);
+	}
+	if (nerr > LK_RELOC_ERR_CAP)
+		LK_ERR(L, "%s: %u more relocation errors", L->name,
+		       nerr - LK_RELOC_ERR_CAP);
+	return nerr;
+}
+
+int lk_link_write(struct lk_link *L, void *dst, struct lk_rng *rng)
+{
+	lk_u8 *d = dst;
+	lk_u32 i = 0, s, q;
+
+	if (!L->laid_out) {
+		LK_ERR(L, "%s: write before a successful layout", L->name);
+		return LK_ERR_LINK;
+	}
+	/* Holes between output sections in load memory read as zero. */
+	lk_memset(d, 0, (lk_size)(L->load_hi - L->load_lo));
+	for (q = 0; q < L->nseq; q++) {
+		s = L->os_seq[q];
+		if (L->os[s].size == 0) {
+			while (i < L->nitem && L->item[i].outsec == s)
+				i++;
+			continue;
+		}
+		i = lk_write_outsec(L, s, i, d);
+		if (L->outsec[s].oflags & LK_OUTSEC_RANDOM_FILL)
+			lk_rng_bytes(rng, d + (L->os[s].lma - L->load_lo),
+				     (lk_size)L->os[s].size);
+	}
+	return lk_apply_relocs(L, d) ? LK_ERR_LINK : LK_OK;
+}

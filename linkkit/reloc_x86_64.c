@@ -1,0 +1,114 @@
+/*
+ * x86-64 relocations, after the host's classification (kit_format.h):
+ * one switch computes the value from the psABI's S, A and P, one helper
+ * checks the range, and errors name the object, section, offset and symbol.
+ */
+#include "link_internal.h"
+
+int lk_reloc_width(lk_u32 type)
+{
+	switch (type) {
+	case LK_R_X86_64_64: case LK_R_X86_64_PC64:
+		return 8;
+	case LK_R_X86_64_PC32: case LK_R_X86_64_32: case LK_R_X86_64_32S:
+		return 4;
+	case LK_R_X86_64_16: case LK_R_X86_64_PC16:
+		return 2;
+	case LK_R_X86_64_8: case LK_R_X86_64_PC8:
+		return 1;
+	}
+	return 0;
+}
+
+const char *lk_reloc_name(lk_u32 type)
+{
+	switch (type) {
+	case LK_R_X86_64_64: return "R_X86_64_64";
+	case LK_R_X86_64_PC64: return "R_X86_64_PC64";
+	case LK_R_X86_64_PC32: return "R_X86_64_PC32";
+	case LK_R_X86_64_32: return "R_X86_64_32";
+	case LK_R_X86_64_32S: return "R_X86_64_32S";
+	case LK_R_X86_64_16: return "R_X86_64_16";
+	case LK_R_X86_64_PC16: return "R_X86_64_PC16";
+	case LK_R_X86_64_8: return "R_X86_64_8";
+	case LK_R_X86_64_PC8: return "R_X86_64_PC8";
+	}
+	return "R_X86_64_?";
+}
+
+/* Whether v fits the field, with the psABI's (and GNU ld's) overflow rule:
+ * unsigned for 32, signed for 32S and PC forms, either for 16 and 8. */
+static int lk_reloc_fits(lk_u32 type, lk_u64 v)
+{
+	lk_i64 s = (lk_i64)v;
+
+	switch (type) {
+	case LK_R_X86_64_32:
+		return v <= 0xffffffffull;
+	case LK_R_X86_64_32S: case LK_R_X86_64_PC32:
+		return s >= -0x80000000ll && s <= 0x7fffffffll;
+	case LK_R_X86_64_16:
+		return s >= -0x8000ll && s <= 0xffffll;
+	case LK_R_X86_64_PC16:
+		return s >= -0x8000ll && s <= 0x7fffll;
+	case LK_R_X86_64_8:
+		return s >= -0x80ll && s <= 0xffll;
+	case LK_R_X86_64_PC8:
+		return s >= -0x80ll && s <= 0x7fll;
+	}
+	return 1; /* 64-bit fields hold any value */
+}
+
+static void lk_put_le(lk_u8 *p, lk_u64 v, int width)
+{
+	int i;
+
+	for (i = 0; i < width; i++)
+		p[i] = (lk_u8)(v >> (8 * i));
+}
+
+static void lk_reloc_error(const struct lk_link *L, lk_u32 chunk,
+			   const struct lk_reloc *r, const char *what,
+			   lk_u64 value, lk_u32 *nerr)
+{
+	const struct lk_symbol *y = &L->sym[r->sym];
+
+	if ((*nerr)++ >= LK_RELOC_ERR_CAP)
+		return;
+	lk_log(L->h, LK_LOG_ERROR, "%s: %s(%s+0x%llx): relocation %s %s "
+	       "symbol '%s' (value 0x%llx)", L->name,
+	       lk_chunk_obj_name(L, chunk), lk_str(L, L->chunk[chunk].name),
+	       r->offset, lk_reloc_name(r->type), what, lk_str(L, y->name),
+	       value);
+}
+
+/* Patches one relocation of `chunk` at loc; counts errors in *nerr. */
+int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk, lk_u32 idx,
+		   lk_u8 *loc, lk_u32 *nerr)
+{
+	const struct lk_reloc *r = &L->rel[idx];
+	lk_u64 S = L->sym_val[r->sym];
+	lk_u64 A = (lk_u64)r->addend;
+	lk_u64 P = L->chunk_vma[chunk] + r->offset;
+	lk_u64 v;
+
+	if (!L->sym_known[r->sym]) {
+		lk_reloc_error(L, chunk, r, "against undefined", 0, nerr);
+		return 0;
+	}
+	switch (r->type) {
+	case LK_R_X86_64_64: case LK_R_X86_64_32: case LK_R_X86_64_32S:
+	case LK_R_X86_64_16: case LK_R_X86_64_8:
+		v = S + A;
+		break;
+	default: /* the PC-relative forms, as lk_link_open allowed */
+		v = S + A - P;
+		break;
+	}
+	if (!lk_reloc_fits(r->type, v)) {
+		lk_reloc_error(L, chunk, r, "out of range for", v, nerr);
+		return 0;
+	}
+	lk_put_le(loc, v, lk_reloc_width(r->type));
+	return 1;
+}
