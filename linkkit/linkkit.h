@@ -35,6 +35,9 @@ lk_size lk_strnlen(const char *s, lk_size max);
 int lk_strcmp(const char *a, const char *b);
 /* Zeroes memory in a way the compiler may not elide (secrets). */
 void lk_wipe(void *p, lk_size n);
+/* n / d, remainder in *rem (if not NULL), without libgcc's __udivdi3 (the
+ * i386 BIOS stage has none); d == 0 gives 0 with *rem = n. */
+lk_u64 lk_udivmod64(lk_u64 n, lk_u64 d, lk_u64 *rem);
 
 /* ---- fmt.c: tiny formatter for log lines ----
  * Supports %s %c %d %u %x %lld %llu %llx %p %%, optional width/zero-pad

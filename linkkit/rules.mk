@@ -1,1 +1,48 @@
 # linkkit: build rules (owned by the linkkit work)
+# Every linkkit/*.c joins automatically. Three builds of the same sources:
+#  host   -> $(B)/linkkit/liblinkkit.a       (tools, benchmarks)
+#  asan   -> $(B)/linkkit/liblinkkit-asan.a  (unit tests)
+#  fs64/fs32 -> freestanding objects for the boot stages (the BIOS stage
+#  links $(LINKKIT_FS32_OBJS)); test/unit/freestanding-check proves they
+#  need nothing from outside the core.
+LINKKIT_SRCS := $(wildcard linkkit/*.c)
+LINKKIT_HDRS := $(wildcard linkkit/*.h)
+LINKKIT_HOST_OBJS := $(patsubst linkkit/%.c,$(B)/linkkit/host/%.o,$(LINKKIT_SRCS))
+LINKKIT_ASAN_OBJS := $(patsubst linkkit/%.c,$(B)/linkkit/asan/%.o,$(LINKKIT_SRCS))
+LINKKIT_FS64_OBJS := $(patsubst linkkit/%.c,$(B)/linkkit/fs64/%.o,$(LINKKIT_SRCS))
+LINKKIT_FS32_OBJS := $(patsubst linkkit/%.c,$(B)/linkkit/fs32/%.o,$(LINKKIT_SRCS))
+LINKKIT_LIB := $(B)/linkkit/liblinkkit.a
+LINKKIT_ASAN_LIB := $(B)/linkkit/liblinkkit-asan.a
+
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+  -fno-sanitize-recover=undefined
+# Loop idioms must not become memcpy/memset calls; no SSE/x87 state is
+# touched so the code runs wherever a boot stage calls it.
+LINKKIT_FS_CFLAGS := $(FREESTANDING_CFLAGS) -fno-tree-loop-distribute-patterns \
+  -mgeneral-regs-only -I linkkit
+
+ALL += $(LINKKIT_LIB) $(LINKKIT_ASAN_LIB) $(LINKKIT_FS64_OBJS) $(LINKKIT_FS32_OBJS)
+
+$(B)/linkkit/host/%.o: linkkit/%.c $(LINKKIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -I linkkit -c $< -o $@
+
+$(B)/linkkit/asan/%.o: linkkit/%.c $(LINKKIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(ASAN_FLAGS) -I linkkit -c $< -o $@
+
+$(B)/linkkit/fs64/%.o: linkkit/%.c $(LINKKIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LINKKIT_FS_CFLAGS) -m64 -c $< -o $@
+
+$(B)/linkkit/fs32/%.o: linkkit/%.c $(LINKKIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LINKKIT_FS_CFLAGS) -m32 -c $< -o $@
+
+$(LINKKIT_LIB): $(LINKKIT_HOST_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LINKKIT_ASAN_LIB): $(LINKKIT_ASAN_OBJS)
+	@rm -f $@
+	ar rcs $@ $^

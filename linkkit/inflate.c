@@ -1,0 +1,565 @@
+/*
+ * RFC 1950/1951 decoder for the kit payload. Untrusted input: every read is
+ * bounds-checked, output never passes dst_len, and each step consumes input
+ * so any stream ends (success or error).
+ *
+ * Speed: Huffman codes decode through one lookup in a 2^10 (literal/length)
+ * or 2^8 (distance) entry table, with second-level tables for longer codes.
+ * A 64-bit bit buffer is refilled branch-free with one unaligned load while
+ * at least 8 input bytes remain; matches are copied 8 bytes at a time while
+ * at least LK_ROOM output bytes remain. Near either end a careful loop with
+ * per-symbol checks takes over; past the end of the input it feeds zero
+ * bytes and counts them (pad) so a truncated stream is detected the moment
+ * a real bit is missing. Uses about 9 KiB of stack.
+ */
+#include "linkkit.h"
+
+#define LK_LBITS 10	 /* primary literal/length table index bits */
+#define LK_DBITS 8	 /* primary distance table index bits */
+#define LK_CBITS 7	 /* code-length code: max length 7, no subtables */
+#define LK_LCAP 1536	 /* worst case for 288 symbols, 10 bits, is 1334 */
+#define LK_DCAP 512	 /* worst case for 32 symbols, 8 bits, is 402 */
+#define LK_ROOM (258 + 8) /* longest match plus one 8-byte overshoot */
+
+/*
+ * Table entry: bits 0-4 bits to drop, 5-7 kind, 8-11 extra bits (or the
+ * subtable's index bits), 16-31 value (literal, base, symbol or offset).
+ */
+enum { LK_K_LIT, LK_K_LEN, LK_K_EOB, LK_K_SUB, LK_K_BAD };
+#define LK_E(kind, x, val) ((lk_u32)(kind) << 5 | (lk_u32)(x) << 8 | \
+			    (lk_u32)(val) << 16)
+#define LK_EN(e) ((e) & 31)
+#define LK_EKIND(e) (((e) >> 5) & 7)
+#define LK_EX(e) (((e) >> 8) & 15)
+#define LK_EVAL(e) ((e) >> 16)
+#define LK_MASK(n) ((1u << (n)) - 1)
+
+enum { LK_T_CL, LK_T_LIT, LK_T_DIST };
+enum { LK_I_OK, LK_I_BAD };
+
+typedef lk_u64 __attribute__((may_alias, aligned(1))) lk_unal64;
+
+struct lk_inf {
+	const lk_u8 *in, *in_end;
+	lk_u8 *out, *out_beg, *out_end;
+	lk_u64 bb;    /* bit buffer, next bit in bit 0 */
+	unsigned bc;  /* valid bits in bb (zero padding included) */
+	unsigned pad; /* zero bytes fed after the end of the input */
+	int tables;   /* which code is in lit/dist: 0 none, 1 fixed, 2 dyn */
+	lk_u32 lit[LK_LCAP];
+	lk_u32 dist[LK_DCAP];
+	lk_u8 lens[288 + 32];
+};
+
+static const lk_u16 lk_len_base[29] = {
+	3,  4,	5,  6,	7,  8,	9,  10, 11,  13,  15,  17,  19,	 23, 27,
+	31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258,
+};
+static const lk_u8 lk_len_extra[29] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+	2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
+};
+static const lk_u16 lk_dist_base[30] = {
+	1,    2,    3,	  4,	5,    7,    9,	  13,	 17,	25,
+	33,   49,   65,	  97,	129,  193,  257,  385,	 513,	769,
+	1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
+};
+static const lk_u8 lk_dist_extra[30] = {
+	0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
+	6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13,
+};
+
+/* What a symbol decodes to, before the code length is known. */
+static lk_u32 lk_sym_entry(int type, unsigned sym)
+{
+	if (type == LK_T_CL)
+		return LK_E(LK_K_LIT, 0, sym);
+	if (type == LK_T_DIST)
+		return sym < 30 ? LK_E(LK_K_LEN, lk_dist_extra[sym],
+				       lk_dist_base[sym])
+				: LK_E(LK_K_BAD, 0, 0);
+	if (sym < 256)
+		return LK_E(LK_K_LIT, 0, sym);
+	if (sym == 256)
+		return LK_E(LK_K_EOB, 0, 0);
+	sym -= 257;
+	return sym < 29 ? LK_E(LK_K_LEN, lk_len_extra[sym], lk_len_base[sym])
+			: LK_E(LK_K_BAD, 0, 0);
+}
+
+static unsigned lk_bitrev(unsigned code, unsigned len)
+{
+	unsigned r = 0;
+
+	while (len--) {
+		r = (r << 1) | (code & 1);
+		code >>= 1;
+	}
+	return r;
+}
+
+static void lk_fill(lk_u32 *t, unsigned from, unsigned stride, unsigned end,
+		    lk_u32 e)
+{
+	for (; from < end; from += stride)
+		t[from] = e;
+}
+
+/*
+ * Over-subscribed codes are rejected; incomplete ones too, except (as zlib
+ * does) a literal/distance code with a single 1-bit code or no codes.
+ */
+static int lk_code_ok(const lk_u16 count[16], int type, unsigned *max)
+{
+	int left = 1;
+	unsigned len;
+
+	*max = 0;
+	for (len = 1; len < 16; len++) {
+		left = (left << 1) - count[len];
+		if (left < 0)
+			return 0;
+		if (count[len])
+			*max = len;
+	}
+	if (*max == 0)
+		return type != LK_T_CL;
+	return left == 0 || (type != LK_T_CL && *max == 1);
+}
+
+/* Index bits of the subtable that starts with a code of length len. */
+static unsigned lk_sub_bits(const lk_u16 rem[16], unsigned len,
+			    unsigned tbits, unsigned max)
+{
+	unsigned sb = len - tbits;
+	int left = 1 << sb;
+
+	while (sb + tbits < max) {
+		left -= rem[sb + tbits];
+		if (left <= 0)
+			break;
+		sb++;
+		left <<= 1;
+	}
+	return sb;
+}
+
+static int lk_build(lk_u32 *t, unsigned cap, const lk_u8 *lens, unsigned n,
+		    unsigned tbits, int type)
+{
+	lk_u16 count[16] = { 0 }, offs[16], sorted[288];
+	unsigned s, len, max, code = 0, i = 0, used = 1u << tbits;
+	unsigned prefix = ~0u, sub = 0, sb = 0;
+
+	for (s = 0; s < n; s++)
+		count[lens[s]]++;
+	count[0] = 0;
+	if (!lk_code_ok(count, type, &max))
+		return LK_I_BAD;
+	lk_fill(t, 0, 1, used, LK_E(LK_K_BAD, 0, 0));
+	offs[1] = 0;
+	for (len = 1; len < 15; len++)
+		offs[len + 1] = (lk_u16)(offs[len] + count[len]);
+	for (s = 0; s < n; s++)
+		if (lens[s])
+			sorted[offs[lens[s]]++] = (lk_u16)s;
+	for (len = 1; len <= max; len++, code <<= 1) {
+		for (; count[len]; count[len]--, code++) {
+			lk_u32 e = lk_sym_entry(type, sorted[i++]);
+			unsigned rev = lk_bitrev(code, len);
+
+			if (len <= tbits) {
+				lk_fill(t, rev, 1u << len, 1u << tbits,
+					e | len);
+				continue;
+			}
+			if ((rev & LK_MASK(tbits)) != prefix) {
+				prefix = rev & LK_MASK(tbits);
+				sb = lk_sub_bits(count, len, tbits, max);
+				sub = used;
+				used += 1u << sb;
+				if (used > cap)
+					return LK_I_BAD;
+				lk_fill(t, sub, 1, used, LK_E(LK_K_BAD, 0, 0));
+				t[prefix] = LK_E(LK_K_SUB, sb, sub) | tbits;
+			}
+			lk_fill(t + sub, rev >> tbits, 1u << (len - tbits),
+				1u << sb, e | (len - tbits));
+		}
+	}
+	return LK_I_OK;
+}
+
+/* ---- bit input for headers (not the hot path) ---- */
+
+static void lk_refill(struct lk_inf *s)
+{
+	while (s->bc < 56) {
+		lk_u64 b = 0;
+
+		if (s->in < s->in_end)
+			b = *s->in++;
+		else
+			s->pad++;
+		s->bb |= b << s->bc;
+		s->bc += 8;
+	}
+}
+
+static int lk_truncated(const struct lk_inf *s)
+{
+	return s->bc < 8 * s->pad;
+}
+
+static unsigned lk_bits(struct lk_inf *s, unsigned n)
+{
+	unsigned v;
+
+	lk_refill(s);
+	v = (unsigned)s->bb & LK_MASK(n);
+	s->bb >>= n;
+	s->bc -= n;
+	return v;
+}
+
+/* Drops to a byte boundary and returns unread whole bytes to the input. */
+static int lk_align(struct lk_inf *s)
+{
+	unsigned nb;
+
+	s->bb >>= s->bc & 7;
+	s->bc &= ~7u;
+	if (lk_truncated(s))
+		return LK_I_BAD;
+	nb = s->bc / 8 - s->pad;
+	s->in -= nb;
+	s->bb = 0;
+	s->bc = 0;
+	s->pad = 0;
+	return LK_I_OK;
+}
+
+static int lk_stored(struct lk_inf *s)
+{
+	unsigned len, nlen;
+
+	if (lk_align(s) || s->in_end - s->in < 4)
+		return LK_I_BAD;
+	len = s->in[0] | (unsigned)s->in[1] << 8;
+	nlen = s->in[2] | (unsigned)s->in[3] << 8;
+	s->in += 4;
+	if (len != (~nlen & 0xffff) || (lk_size)(s->in_end - s->in) < len ||
+	    (lk_size)(s->out_end - s->out) < len)
+		return LK_I_BAD;
+	lk_memcpy(s->out, s->in, len);
+	s->in += len;
+	s->out += len;
+	return LK_I_OK;
+}
+
+static int lk_fixed(struct lk_inf *s)
+{
+	unsigned i;
+
+	if (s->tables == 1)
+		return LK_I_OK;
+	for (i = 0; i < 288; i++)
+		s->lens[i] = i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8;
+	for (i = 0; i < 32; i++)
+		s->lens[288 + i] = 5;
+	if (lk_build(s->lit, LK_LCAP, s->lens, 288, LK_LBITS, LK_T_LIT) ||
+	    lk_build(s->dist, LK_DCAP, s->lens + 288, 32, LK_DBITS, LK_T_DIST))
+		return LK_I_BAD;
+	s->tables = 1;
+	return LK_I_OK;
+}
+
+/* Reads the code lengths of a dynamic block with the code-length code. */
+static int lk_read_lens(struct lk_inf *s, const lk_u32 *ct, unsigned total)
+{
+	unsigned i = 0, rep, v;
+
+	while (i < total) {
+		lk_u32 e;
+
+		lk_refill(s);
+		e = ct[s->bb & LK_MASK(LK_CBITS)];
+		if (LK_EKIND(e) == LK_K_BAD)
+			return LK_I_BAD;
+		s->bb >>= LK_EN(e);
+		s->bc -= LK_EN(e);
+		v = LK_EVAL(e);
+		if (v < 16) {
+			s->lens[i++] = (lk_u8)v;
+			continue;
+		}
+		if (v == 16 && i == 0)
+			return LK_I_BAD;
+		rep = v == 16 ? 3 + lk_bits(s, 2) :
+		      v == 17 ? 3 + lk_bits(s, 3) : 11 + lk_bits(s, 7);
+		v = v == 16 ? s->lens[i - 1] : 0;
+		if (rep > total - i || lk_truncated(s))
+			return LK_I_BAD;
+		while (rep--)
+			s->lens[i++] = (lk_u8)v;
+	}
+	return lk_truncated(s) ? LK_I_BAD : LK_I_OK;
+}
+
+static int lk_dynamic(struct lk_inf *s)
+{
+	static const lk_u8 order[19] = { 16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+					 11, 4,	 12, 3, 13, 2, 14, 1, 15 };
+	lk_u32 ct[1u << LK_CBITS];
+	lk_u8 cl[19] = { 0 };
+	unsigned nlit, ndist, ncl, i;
+
+	nlit = lk_bits(s, 5) + 257;
+	ndist = lk_bits(s, 5) + 1;
+	ncl = lk_bits(s, 4) + 4;
+	if (nlit > 286 || ndist > 30)
+		return LK_I_BAD;
+	for (i = 0; i < ncl; i++)
+		cl[order[i]] = (lk_u8)lk_bits(s, 3);
+	s->tables = 2;
+	if (lk_truncated(s) ||
+	    lk_build(ct, 1u << LK_CBITS, cl, 19, LK_CBITS, LK_T_CL) ||
+	    lk_read_lens(s, ct, nlit + ndist) || s->lens[256] == 0)
+		return LK_I_BAD;
+	if (lk_build(s->lit, LK_LCAP, s->lens, nlit, LK_LBITS, LK_T_LIT) ||
+	    lk_build(s->dist, LK_DCAP, s->lens + nlit, ndist, LK_DBITS,
+		     LK_T_DIST))
+		return LK_I_BAD;
+	return LK_I_OK;
+}
+
+/* ---- the hot loop ---- */
+
+#define LK_DROP(n) (bb >>= (n), bc -= (n))
+/* Tops bc up to 56..63 bits from 8 readable input bytes. */
+#define LK_REFILL_FAST()                                                      \
+	(bb |= *(const lk_unal64 *)in << bc, in += (63 - bc) >> 3, bc |= 56)
+/* Looks up table t; a subtable hop drops the primary index bits first. */
+#define LK_LOOKUP(e, t, tb)                                                   \
+	do {                                                                  \
+		e = t[(lk_u32)bb & LK_MASK(tb)];                              \
+		if (LK_EKIND(e) == LK_K_SUB) {                                \
+			LK_DROP(tb);                                          \
+			e = t[LK_EVAL(e) + ((lk_u32)bb & LK_MASK(LK_EX(e)))]; \
+		}                                                             \
+		LK_DROP(LK_EN(e));                                            \
+	} while (0)
+/* Length or distance: base plus extra bits. */
+#define LK_EXTRA(v, e)                                                        \
+	do {                                                                  \
+		v = LK_EVAL(e) + ((lk_u32)bb & LK_MASK(LK_EX(e)));            \
+		LK_DROP(LK_EX(e));                                            \
+	} while (0)
+
+static void lk_copy_fast(lk_u8 *out, lk_u32 dist, lk_u32 len)
+{
+	const lk_u8 *from = out - dist;
+	lk_u8 *end = out + len;
+
+	if (dist >= 8) {
+		/* Each load reads only bytes already written. */
+		do {
+			*(lk_unal64 *)out = *(const lk_unal64 *)from;
+			out += 8;
+			from += 8;
+		} while (out < end);
+	} else if (dist == 1) {
+		lk_u64 v = *from * 0x0101010101010101ULL;
+
+		do {
+			*(lk_unal64 *)out = v;
+			out += 8;
+		} while (out < end);
+	} else {
+		do
+			*out++ = *from++;
+		while (out < end);
+	}
+}
+
+static int lk_codes(struct lk_inf *s)
+{
+	const lk_u8 *in = s->in, *in_end = s->in_end;
+	lk_u8 *out = s->out, *out_end = s->out_end;
+	const lk_u32 *lt = s->lit, *dt = s->dist;
+	lk_u64 bb = s->bb;
+	unsigned bc = s->bc;
+	lk_u32 e, len, dist;
+
+	for (;;) {
+		while (in_end - in >= 8 && out_end - out >= LK_ROOM) {
+			LK_REFILL_FAST();
+			LK_LOOKUP(e, lt, LK_LBITS);
+			if (LK_EKIND(e) == LK_K_LIT) {
+				*out++ = (lk_u8)LK_EVAL(e);
+				continue;
+			}
+			if (LK_EKIND(e) != LK_K_LEN)
+				goto end;
+			LK_EXTRA(len, e);
+			LK_LOOKUP(e, dt, LK_DBITS);
+			if (LK_EKIND(e) != LK_K_LEN)
+				goto bad;
+			LK_EXTRA(dist, e);
+			if (dist > (lk_size)(out - s->out_beg))
+				goto bad;
+			lk_copy_fast(out, dist, len);
+			out += len;
+		}
+		/* Careful path: one symbol with every check. */
+		s->in = in;
+		s->bb = bb;
+		s->bc = bc;
+		lk_refill(s);
+		in = s->in;
+		bb = s->bb;
+		bc = s->bc;
+		LK_LOOKUP(e, lt, LK_LBITS);
+		if (bc < 8 * s->pad)
+			goto bad;
+		if (LK_EKIND(e) == LK_K_LIT) {
+			if (out == out_end)
+				goto bad;
+			*out++ = (lk_u8)LK_EVAL(e);
+			continue;
+		}
+		if (LK_EKIND(e) != LK_K_LEN)
+			goto end;
+		LK_EXTRA(len, e);
+		LK_LOOKUP(e, dt, LK_DBITS);
+		if (LK_EKIND(e) != LK_K_LEN)
+			goto bad;
+		LK_EXTRA(dist, e);
+		if (bc < 8 * s->pad || dist > (lk_size)(out - s->out_beg) ||
+		    len > (lk_size)(out_end - out))
+			goto bad;
+		for (; len; len--, out++)
+			*out = *(out - dist);
+	}
+end:
+	if (LK_EKIND(e) != LK_K_EOB)
+		goto bad;
+	s->in = in;
+	s->out = out;
+	s->bb = bb;
+	s->bc = bc;
+	return lk_truncated(s) ? LK_I_BAD : LK_I_OK;
+bad:
+	return LK_I_BAD;
+}
+
+static int lk_blocks(struct lk_inf *s)
+{
+	unsigned final, type;
+	int r;
+
+	do {
+		final = lk_bits(s, 1);
+		type = lk_bits(s, 2);
+		if (lk_truncated(s))
+			return LK_I_BAD;
+		if (type == 0)
+			r = lk_stored(s);
+		else if (type == 1)
+			r = lk_fixed(s);
+		else if (type == 2)
+			r = lk_dynamic(s);
+		else
+			r = LK_I_BAD;
+		if (r == LK_I_OK && type != 0)
+			r = lk_codes(s);
+		if (r != LK_I_OK)
+			return r;
+	} while (!final);
+	return lk_align(s);
+}
+
+static void lk_inf_start(struct lk_inf *s, const void *src, lk_size src_len,
+			 void *dst, lk_size dst_len)
+{
+	s->in = src;
+	s->in_end = s->in + src_len;
+	s->out_beg = s->out = dst;
+	s->out_end = s->out + dst_len;
+	s->bb = 0;
+	s->bc = 0;
+	s->pad = 0;
+	s->tables = 0;
+}
+
+int lk_inflate_raw(const void *src, lk_size src_len, void *dst,
+		   lk_size dst_len, lk_size *out_len, lk_size *src_used)
+{
+	struct lk_inf s;
+	int r;
+
+	lk_inf_start(&s, src, src_len, dst, dst_len);
+	r = lk_blocks(&s);
+	if (out_len)
+		*out_len = (lk_size)(s.out - s.out_beg);
+	if (src_used)
+		*src_used = (lk_size)(s.in - (const lk_u8 *)src);
+	return r == LK_I_OK ? LK_OK : LK_ERR_INFLATE;
+}
+
+/* Sums stay below 2^32 for 5552 bytes, so one modulo per chunk. */
+static lk_u32 lk_adler32(const lk_u8 *p, lk_size n)
+{
+	lk_u32 a = 1, b = 0;
+
+	while (n) {
+		lk_size k = n < 5552 ? n : 5552;
+
+		n -= k;
+		for (; k >= 4; k -= 4, p += 4) {
+			a += p[0];
+			b += a;
+			a += p[1];
+			b += a;
+			a += p[2];
+			b += a;
+			a += p[3];
+			b += a;
+		}
+		for (; k; k--) {
+			a += *p++;
+			b += a;
+		}
+		a %= 65521;
+		b %= 65521;
+	}
+	return b << 16 | a;
+}
+
+/*
+ * The stream must fill src_len exactly: bytes after the Adler-32 would be
+ * data nobody checked.
+ */
+int lk_inflate_zlib(const void *src, lk_size src_len, void *dst,
+		    lk_size dst_len, lk_size *out_len)
+{
+	const lk_u8 *p = src;
+	lk_size n = 0, used = 0;
+	lk_u32 want;
+	int r;
+
+	if (out_len)
+		*out_len = 0;
+	if (src_len < 6 || (p[0] & 15) != 8 || (p[0] >> 4) > 7 ||
+	    (p[1] & 0x20) || ((unsigned)p[0] << 8 | p[1]) % 31 != 0)
+		return LK_ERR_INFLATE;
+	r = lk_inflate_raw(p + 2, src_len - 6, dst, dst_len, &n, &used);
+	if (out_len)
+		*out_len = n;
+	if (r != LK_OK || used != src_len - 6)
+		return LK_ERR_INFLATE;
+	p += 2 + used;
+	want = (lk_u32)p[0] << 24 | (lk_u32)p[1] << 16 | (lk_u32)p[2] << 8 |
+	       p[3];
+	return lk_adler32(dst, n) == want ? LK_OK : LK_ERR_INFLATE;
+}

@@ -1,0 +1,142 @@
+/*
+ * Freestanding memory and string helpers. The boot stages have no libc, and
+ * the compiler must not turn these loops back into calls to memcpy/memset
+ * (linkkit/rules.mk builds with -fno-tree-loop-distribute-patterns and the
+ * freestanding-check test verifies no such call slipped in).
+ */
+#include "linkkit.h"
+
+/* Word access that is allowed to be unaligned and to alias anything. */
+typedef lk_uptr __attribute__((may_alias, aligned(1))) lk_unal_word;
+
+#define LK_WORD sizeof(lk_uptr)
+
+void *lk_memcpy(void *dst, const void *src, lk_size n)
+{
+	lk_u8 *d = dst;
+	const lk_u8 *s = src;
+
+	/* Word copies: x86 tolerates unaligned access, and kernels are large. */
+	for (; n >= LK_WORD; n -= LK_WORD, d += LK_WORD, s += LK_WORD)
+		*(lk_unal_word *)d = *(const lk_unal_word *)s;
+	while (n--)
+		*d++ = *s++;
+	return dst;
+}
+
+void *lk_memmove(void *dst, const void *src, lk_size n)
+{
+	lk_u8 *d = dst;
+	const lk_u8 *s = src;
+
+	/* A forward copy is safe unless dst starts inside src. */
+	if ((lk_uptr)d - (lk_uptr)s >= (lk_uptr)n)
+		return lk_memcpy(dst, src, n);
+	d += n;
+	s += n;
+	for (; n >= LK_WORD; n -= LK_WORD) {
+		d -= LK_WORD;
+		s -= LK_WORD;
+		*(lk_unal_word *)d = *(const lk_unal_word *)s;
+	}
+	while (n--)
+		*--d = *--s;
+	return dst;
+}
+
+void *lk_memset(void *dst, int c, lk_size n)
+{
+	lk_u8 *d = dst;
+	lk_uptr w = (lk_u8)c;
+
+	w *= (lk_uptr)-1 / 0xff; /* replicate the byte into every lane */
+	for (; n >= LK_WORD; n -= LK_WORD, d += LK_WORD)
+		*(lk_unal_word *)d = w;
+	while (n--)
+		*d++ = (lk_u8)c;
+	return dst;
+}
+
+int lk_memcmp(const void *a, const void *b, lk_size n)
+{
+	const lk_u8 *x = a, *y = b;
+
+	for (; n; n--, x++, y++)
+		if (*x != *y)
+			return *x < *y ? -1 : 1;
+	return 0;
+}
+
+lk_size lk_strlen(const char *s)
+{
+	const char *p = s;
+
+	while (*p)
+		p++;
+	return (lk_size)(p - s);
+}
+
+lk_size lk_strnlen(const char *s, lk_size max)
+{
+	lk_size n = 0;
+
+	while (n < max && s[n])
+		n++;
+	return n;
+}
+
+int lk_strcmp(const char *a, const char *b)
+{
+	const lk_u8 *x = (const lk_u8 *)a, *y = (const lk_u8 *)b;
+
+	while (*x && *x == *y) {
+		x++;
+		y++;
+	}
+	return (*x > *y) - (*x < *y);
+}
+
+void lk_wipe(void *p, lk_size n)
+{
+	volatile lk_u8 *d = p;
+
+	while (n--)
+		*d++ = 0;
+	/* Tell the compiler the memory is observed so the stores stay. */
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+/*
+ * 64-bit unsigned division without libgcc: gcc -m32 would otherwise call
+ * __udivdi3/__umoddi3, which the BIOS stage does not link.
+ */
+lk_u64 lk_udivmod64(lk_u64 n, lk_u64 d, lk_u64 *rem)
+{
+	lk_u64 q = 0, r = 0;
+	int i;
+
+	if (d == 0) {
+		if (rem)
+			*rem = n;
+		return 0;
+	}
+	if ((n >> 32) == 0 && (d >> 32) == 0) {
+		lk_u32 n32 = (lk_u32)n, d32 = (lk_u32)d;
+
+		if (rem)
+			*rem = n32 % d32;
+		return n32 / d32;
+	}
+	for (i = 63; i >= 0; i--) {
+		lk_u64 carry = r >> 63; /* r << 1 may exceed 64 bits if d is huge */
+
+		r = (r << 1) | ((n >> i) & 1);
+		if (carry || r >= d) {
+			r -= d;
+			q |= 1ULL << i;
+		}
+	}
+	if (rem)
+		*rem = r;
+	return q;
+}
