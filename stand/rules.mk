@@ -1,1 +1,60 @@
-# stand: build rules (owned by the stand work)
+# stand: the BIOS boot stage (owned by the stand work).
+#   $(B)/stand/mbr.bin    512-byte protective-MBR boot code
+#   $(B)/stand/stage.bin  flat binary loaded at 0:8000 by mbr.bin
+#   $(B)/stand/fat_probe  host build of fat.c, driven by stand/test-fat.sh
+SB := $(B)/stand
+
+# i386, freestanding, no FPU/SSE: the stage never saves extended state.
+STAND_CFLAGS := $(FREESTANDING_CFLAGS) -m32 -march=i686 -mgeneral-regs-only \
+  -fno-asynchronous-unwind-tables -fno-unwind-tables -ffunction-sections \
+  -Ilinkkit
+STAND_ASFLAGS := -m32
+
+STAND_SRCS := start.S boot.c host.c heap.c entropy.c files.c handoff.c fat.c \
+  bios_cons.c bios_disk.c bios_mem.c bios_acpi.c bios_rand.c
+STAND_OBJS := $(patsubst %,$(SB)/%.o,$(basename $(STAND_SRCS)))
+
+# The shared core, linked by path: linkkit/rules.mk's i386 objects when it
+# provides them, else the same sources compiled here with our flags.
+ifdef LINKKIT_FS32_OBJS
+STAND_LK_OBJS := $(LINKKIT_FS32_OBJS)
+else
+STAND_LK_SRCS := $(filter-out linkkit/test_%.c,$(wildcard linkkit/*.c))
+STAND_LK_OBJS := $(patsubst linkkit/%.c,$(SB)/lk/%.o,$(STAND_LK_SRCS))
+endif
+
+ALL += $(SB)/mbr.bin $(SB)/stage.bin $(SB)/fat_probe $(SB)/test-fat
+TESTS += $(SB)/test-fat
+
+$(SB)/%.o: stand/%.S
+	@mkdir -p $(@D)
+	$(CC) $(STAND_ASFLAGS) -c $< -o $@
+
+$(SB)/%.o: stand/%.c stand/*.h linkkit/*.h
+	@mkdir -p $(@D)
+	$(CC) $(STAND_CFLAGS) -c $< -o $@
+
+$(SB)/lk/%.o: linkkit/%.c linkkit/*.h
+	@mkdir -p $(@D)
+	$(CC) $(STAND_CFLAGS) -c $< -o $@
+
+$(SB)/mbr.bin: $(SB)/mbr.o
+	ld -m elf_i386 -Ttext 0 --oformat binary -o $@ $<
+	@test $$(stat -c %s $@) -eq 512 || { echo "mbr.bin is not 512 bytes"; rm -f $@; exit 1; }
+
+$(SB)/stage.elf: $(STAND_OBJS) $(STAND_LK_OBJS) stand/stage.ld
+	ld -m elf_i386 -T stand/stage.ld --gc-sections -nostdlib --no-warn-rwx-segments -o $@ \
+	  $(STAND_OBJS) $(STAND_LK_OBJS)
+
+$(SB)/stage.bin: $(SB)/stage.elf
+	objcopy -O binary $< $@
+
+# Host build of the FAT reader (with sanitizers) for the unit test.
+$(SB)/fat_probe: stand/fat_probe.c stand/fat.c stand/fat.h linkkit/mem.c linkkit/fmt.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -fsanitize=address,undefined -Ilinkkit -o $@ \
+	  stand/fat_probe.c stand/fat.c linkkit/mem.c linkkit/fmt.c
+
+$(SB)/test-fat: stand/test-fat.sh $(SB)/fat_probe
+	printf '#!/bin/sh\nexec stand/test-fat.sh %s\n' $(SB)/fat_probe > $@
+	chmod +x $@

@@ -1,0 +1,67 @@
+/* Machine-dependent interface of the BIOS stage (start.S, bios_*.c). */
+#ifndef STAND_BIOS_H
+#define STAND_BIOS_H
+
+#include "../linkkit/lk_types.h"
+
+/* Register block of the real-mode thunk; the layout is fixed by start.S. */
+struct bios_regs {
+	lk_u32 eax, ebx, ecx, edx, esi, edi, ebp, eflags;
+	lk_u32 reserved;
+	lk_u16 ds, es;
+};
+_Static_assert(sizeof(struct bios_regs) == 40, "bios_regs layout");
+
+#define BIOS_CF 0x1u
+
+/* Runs INT intno in real mode; buffers must lie below 1 MiB. */
+void bios_call(int intno, struct bios_regs *r);
+/* Wipes the low area and the stage, then jumps; never returns. */
+__attribute__((noreturn)) void stand_enter(lk_u32 entry, lk_u32 info,
+					   lk_u32 magic, lk_u32 wipe_lo,
+					   lk_u32 wipe_len);
+
+/* E820 entries as read by start.S before leaving real mode. */
+struct e820_entry {
+	lk_u64 addr;
+	lk_u64 len;
+	lk_u32 type;
+	lk_u32 attr;
+};
+extern struct e820_entry e820_map[];
+extern lk_u16 e820_count;
+extern lk_u8 boot_drive;
+
+/* Linker-script symbols: the stage occupies [0x8000, _stage_end). */
+extern char _start[], _stage_end[];
+#define STAND_LOW_LO 0x1000u   /* bounce buffer + real-mode stack */
+#define STAND_LOW_HI 0x7c00u
+#define STAND_BOUNCE 0x1000u
+#define STAND_BOUNCE_SECTORS 48u /* 24 KiB below the stub at 0x7800 */
+
+/* bios_cons.c: COM1 115200 8N1 and VGA text. */
+void cons_init(void);
+void cons_puts(const char *s);
+
+/* bios_disk.c: 512-byte sectors through INT 13h AH=42h. */
+int disk_init(lk_u8 drive);
+int disk_read(void *ctx, lk_u64 lba, lk_u32 count, void *buf);
+
+/* bios_mem.c: E820 queries. */
+/* Non-zero when [lo, hi) lies entirely in type-1 (usable) E820 RAM. */
+int mem_is_usable(lk_u64 lo, lk_u64 hi);
+/* Highest usable range below 4 GiB and above 1 MiB: [*lo, *hi). */
+int mem_top_region(lk_u32 *lo, lk_u32 *hi);
+
+/* bios_acpi.c: RSDP from the EBDA or 0xE0000..0xFFFFF. */
+const void *acpi_find_rsdp(int *v2, lk_u32 *len);
+
+/* bios_rand.c: RDSEED/RDRAND (as CPUID reports them) and TSC. */
+int cpu_has_rdrand(void);
+int cpu_has_rdseed(void);
+/* Fill buf from the instruction; returns bytes produced (0: failed). */
+lk_size cpu_rdrand(void *buf, lk_size len);
+lk_size cpu_rdseed(void *buf, lk_size len);
+lk_u64 cpu_rdtsc(void);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * The boot flow of the BIOS stage: read the config, relink the kernel
+ * from the kit, and on any failure print one `fallback:` line and boot
+ * the prelinked fallback instead. Nothing here is BIOS-specific except
+ * the calls declared in bios.h.
+ */
+#include "bios.h"
+#include "stand.h"
+#include "../linkkit/mb2.h"
+
+#define CFG_PATH "\\EFI\\BOOT\\RELINK.CFG"
+
+static struct stand st;
+
+static void phase(struct stand *s, const char *name, lk_u64 *t)
+{
+	lk_u64 now = cpu_rdtsc();
+
+	if (s->verbose >= 1)
+		stand_print("phase %s %llu cycles", name,
+			    (unsigned long long)(now - *t));
+	*t = now;
+}
+
+static void read_config(struct stand *s)
+{
+	lk_u32 size = 0;
+	void *text;
+
+	lk_config_defaults(&s->cfg);
+	s->capture = 1;
+	text = stand_read_file(s, CFG_PATH, &size);
+	s->capture = 0;
+	if (!text) {
+		stand_print("warning: %s; using defaults", s->reason);
+		s->reason[0] = 0;
+		return;
+	}
+	lk_config_parse(&s->host, CFG_PATH, text, size, &s->cfg);
+	stand_free_file(s, text, size);
+	s->verbose = s->cfg.verbose;
+	if (s->verbose >= 2)
+		s->host.log_level = LK_LOG_DEBUG;
+}
+
+/* Everything the relink allocated, so every exit path can wipe it. */
+struct relink {
+	void *kit, *payload, *elfv;
+	lk_u32 kit_size;
+	lk_u64 payload_size, elfv_size;
+	struct lk_link *link;
+	struct lk_rng rng;
+};
+
+static void relink_wipe(struct stand *s, struct relink *r)
+{
+	if (r->link)
+		lk_link_close(r->link);
+	if (r->payload) {
+		lk_wipe(r->payload, (lk_size)r->payload_size);
+		s->host.free(s->host.ctx, r->payload, (lk_size)r->payload_size);
+	}
+	if (r->kit)
+		stand_free_file(s, r->kit, r->kit_size);
+	lk_rng_wipe(&r->rng);
+	lk_wipe(r, sizeof(*r));
+}
+
+static int relink_load(struct stand *s, struct relink *r, lk_u64 *t)
+{
+	const char *name = s->cfg.kit;
+	struct lk_kit kit;
+
+	r->kit = stand_read_file(s, name, &r->kit_size);
+	if (!r->kit)
+		return -1;
+	phase(s, "read-kit", t);
+	if (lk_kit_open(&s->host, r->kit, r->kit_size, name, &kit))
+		return -1;
+	if (kit.payload_size > 0x7fffffffu) {
+		lk_log(&s->host, LK_LOG_ERROR, "%s: payload too large", name);
+		return -1;
+	}
+	r->payload_size = kit.payload_size;
+	r->payload = s->host.alloc(s->host.ctx, (lk_size)kit.payload_size);
+	if (!r->payload) {
+		lk_log(&s->host, LK_LOG_ERROR, "%s: no memory for the payload",
+		       name);
+		return -1;
+	}
+	if (lk_kit_inflate(&s->host, &kit, name, r->payload, r->payload_size))
+		return -1;
+	phase(s, "inflate", t);
+	return 0;
+}
+
+static int relink_link(struct stand *s, struct relink *r, lk_u64 *t,
+		       struct handoff *ho)
+{
+	struct lk_image_info info;
+	struct lk_elf_view view;
+
+	if (lk_link_open(&s->host, r->payload, r->payload_size, s->cfg.kit,
+			 &r->link) ||
+	    lk_link_layout(r->link, &r->rng))
+		return -1;
+	lk_link_info(r->link, &info);
+	if (s->verbose >= 2)
+		lk_link_dump_layout(r->link, LK_LOG_DEBUG);
+	if (stand_check_range(s, s->cfg.kit, info.load_lo, info.load_hi))
+		return -1;
+	if (lk_link_write(r->link, (void *)(lk_uptr)info.load_lo, &r->rng))
+		return -1;
+	phase(s, "link", t);
+	if (lk_link_elf_size(r->link, &view))
+		return -1;
+	r->elfv_size = view.size;
+	r->elfv = s->host.alloc(s->host.ctx, (lk_size)view.size);
+	if (!r->elfv ||
+	    lk_link_elf_emit(r->link, r->elfv, view.size,
+			     (lk_u64)(lk_uptr)r->elfv, &view)) {
+		lk_log(&s->host, LK_LOG_ERROR, "%s: cannot build ELF sections",
+		       s->cfg.kit);
+		return -1;
+	}
+	ho->load_lo = info.load_lo;
+	ho->load_hi = info.load_hi;
+	ho->entry = info.entry_lma;
+	ho->protocol = info.protocol;
+	ho->loader = "relinkboot relinked";
+	ho->shdrs = r->elfv;
+	ho->shnum = view.shnum;
+	ho->shentsize = view.shentsize;
+	ho->shstrndx = view.shstrndx;
+	return 0;
+}
+
+/* Returns only on failure, with s->reason set. */
+static void try_relink(struct stand *s)
+{
+	struct relink r;
+	struct handoff ho;
+	lk_u64 t = cpu_rdtsc();
+
+	lk_memset(&r, 0, sizeof(r));
+	lk_memset(&ho, 0, sizeof(ho));
+	stand_seed(s, &r.rng);
+	phase(s, "entropy", &t);
+	s->capture = 1;
+	if (relink_load(s, &r, &t) == 0 && relink_link(s, &r, &t, &ho) == 0) {
+		/* The ELF view and the linked image stay; the rest goes. */
+		lk_link_close(r.link);
+		r.link = LK_NULL;
+		lk_wipe(r.payload, (lk_size)r.payload_size);
+		lk_wipe(r.kit, r.kit_size);
+		lk_rng_wipe(&r.rng);
+		stand_boot(s, &ho);
+	}
+	s->capture = 0;
+	relink_wipe(s, &r);
+	if (!s->reason[0])
+		lk_snprintf(s->reason, sizeof(s->reason), "relink failed");
+}
+
+static void boot_fallback(struct stand *s)
+{
+	const char *name = s->cfg.fallback;
+	struct lk_elf_image img;
+	struct handoff ho;
+	lk_u32 size = 0;
+	lk_u64 used = 0;
+	void *elf, *view;
+
+	lk_memset(&ho, 0, sizeof(ho));
+	elf = stand_read_file(s, name, &size);
+	if (!elf || lk_elf_check(&s->host, elf, size, name, &img) ||
+	    stand_check_range(s, name, img.load_lo, img.load_hi) ||
+	    lk_elf_load(&s->host, elf, size, (void *)(lk_uptr)img.load_lo))
+		stand_halt("cannot boot the fallback kernel");
+	ho.shdrs = LK_NULL;
+	lk_mb2_elf_view_from_file(elf, size, LK_NULL, 0, 0, &ho.shnum,
+				  &ho.shentsize, &ho.shstrndx, &used);
+	view = used ? s->host.alloc(s->host.ctx, (lk_size)used) : LK_NULL;
+	if (view && lk_mb2_elf_view_from_file(elf, size, view, used,
+					      (lk_u64)(lk_uptr)view, &ho.shnum,
+					      &ho.shentsize, &ho.shstrndx,
+					      &used) == 0)
+		ho.shdrs = view;
+	ho.load_lo = img.load_lo;
+	ho.load_hi = img.load_hi;
+	ho.entry = img.entry_lma;
+	ho.protocol = s->cfg.protocol;
+	ho.loader = "relinkboot fallback";
+	stand_boot(s, &ho);
+	stand_halt("cannot boot the fallback kernel");
+}
+
+void stand_main(lk_u32 drive)
+{
+	struct stand *s = &st;
+	struct fat_dev dev = {LK_NULL, disk_read, 0};
+	lk_u32 lo, hi;
+	lk_u64 esp_lba, esp_count;
+
+	cons_init();
+	stand_host_init(s);
+	if (mem_top_region(&lo, &hi))
+		stand_halt("no usable RAM above 1 MiB in the E820 map");
+	heap_init(&s->heap, lo, hi);
+	if (disk_init((lk_u8)drive))
+		stand_halt("no INT 13h extensions on the boot drive");
+	if (fat_find_esp(&s->host, &dev, &esp_lba, &esp_count) ||
+	    fat_mount(&s->host, &dev, esp_lba, esp_count, &s->fs))
+		stand_halt("cannot read the ESP");
+	read_config(s);
+	try_relink(s);
+	stand_print("fallback: %s", s->reason);
+	boot_fallback(s);
+}

@@ -1,0 +1,116 @@
+/* Load-range checks, the Multiboot2 info and the jump to the kernel. */
+#include "bios.h"
+#include "stand.h"
+#include "../linkkit/mb2.h"
+
+#define ONE_MB 0x100000ull
+#define FOUR_GB 0x100000000ull
+#define MB2_CAP 0x10000u
+
+int stand_check_range(struct stand *s, const char *what, lk_u64 lo,
+		      lk_u64 hi)
+{
+	/* Only the fixed start address is named: the end depends on gaps. */
+	if (hi <= lo || hi > FOUR_GB || lo < ONE_MB) {
+		lk_log(&s->host, LK_LOG_ERROR,
+		       "%s: load address 0x%llx not in 1 MiB..4 GiB", what,
+		       (unsigned long long)lo);
+		return -1;
+	}
+	if (!mem_is_usable(lo, hi)) {
+		lk_log(&s->host, LK_LOG_ERROR,
+		       "%s: load range at 0x%llx is not usable RAM (E820)", what,
+		       (unsigned long long)lo);
+		return -1;
+	}
+	if (heap_reserve(&s->heap, lo, hi)) {
+		lk_log(&s->host, LK_LOG_ERROR,
+		       "%s: load range at 0x%llx overlaps the loader heap", what,
+		       (unsigned long long)lo);
+		return -1;
+	}
+	return 0;
+}
+
+static lk_u32 mb2_type(lk_u32 e820_type)
+{
+	return e820_type >= 1 && e820_type <= 5 ? e820_type
+						 : LK_MB2_MEM_RESERVED;
+}
+
+static void add_memory(struct lk_mb2 *m, struct lk_mb2_mmap_entry *map)
+{
+	lk_u32 n = 0, lower, upper;
+
+	for (lk_u32 i = 0; i < e820_count; i++) {
+		if (!e820_map[i].len)
+			continue;
+		map[n].addr = e820_map[i].addr;
+		map[n].len = e820_map[i].len;
+		map[n].type = mb2_type(e820_map[i].type);
+		map[n].zero = 0;
+		n++;
+	}
+	n = lk_mb2_map_normalize(map, n);
+	lk_mb2_meminfo_from_map(map, n, &lower, &upper);
+	lk_mb2_basic_meminfo(m, lower, upper);
+	lk_mb2_mmap(m, map, n);
+}
+
+static void build_info(struct stand *s, const struct handoff *ho,
+		       struct lk_mb2 *m, struct lk_mb2_mmap_entry *map)
+{
+	int v2 = 0;
+	lk_u32 rlen = 0;
+	const void *rsdp = acpi_find_rsdp(&v2, &rlen);
+
+	lk_mb2_cmdline(m, s->cfg.cmdline);
+	lk_mb2_loader_name(m, ho->loader);
+	add_memory(m, map);
+	if (rsdp)
+		lk_mb2_acpi_rsdp(m, v2, rsdp, rlen);
+	if (ho->shdrs)
+		lk_mb2_elf_sections(m, ho->shnum, ho->shentsize, ho->shstrndx,
+				    ho->shdrs);
+	lk_mb2_load_base(m, (lk_u32)ho->load_lo);
+}
+
+int stand_boot(struct stand *s, const struct handoff *ho)
+{
+	struct lk_mb2 m;
+	struct lk_mb2_mmap_entry *map;
+	void *info;
+	lk_u32 magic = 0;
+
+	if (ho->entry >= FOUR_GB) {
+		lk_log(&s->host, LK_LOG_ERROR, "entry point above 4 GiB");
+		return -1;
+	}
+	map = s->host.alloc(s->host.ctx, sizeof(*map) * (e820_count + 1));
+	info = s->host.alloc(s->host.ctx, MB2_CAP);
+	if (!map || !info) {
+		lk_log(&s->host, LK_LOG_ERROR, "no memory for the boot information");
+		return -1;
+	}
+	if (ho->protocol == LK_PROTO_MULTIBOOT2) {
+		lk_mb2_begin(&m, info, MB2_CAP);
+		build_info(s, ho, &m, map);
+		if (lk_mb2_end(&m) != LK_OK) {
+			lk_log(&s->host, LK_LOG_ERROR,
+			       "boot information needs %u bytes", m.need);
+			return -1;
+		}
+		magic = LK_MB2_BOOT_MAGIC;
+	} else if (ho->protocol != LK_PROTO_NONE) {
+		lk_log(&s->host, LK_LOG_ERROR,
+		       "protocol %u is not supported by the BIOS stage",
+		       ho->protocol);
+		return -1;
+	}
+	/* Secrets left: the config (debug seed) and the FAT buffers. */
+	fat_unmount(&s->fs);
+	lk_config_wipe(&s->cfg);
+	stand_enter((lk_u32)ho->entry, (lk_u32)(lk_uptr)info, magic,
+		    (lk_u32)(lk_uptr)_start,
+		    (lk_u32)(_stage_end - _start));
+}

@@ -1,0 +1,334 @@
+/*
+ * Stage entry (real mode), A20, E820, the switch to 32-bit protected
+ * mode, the BIOS thunk and the final hand-off. Everything here lives in
+ * .text16, which the linker script places first at 0x8000 so that every
+ * label the 16-bit code touches is below 64 KiB.
+ */
+#define CODE32 0x08
+#define DATA32 0x10
+#define CODE16 0x18
+#define DATA16 0x20
+#define RM_STACK 0x7c00         /* real-mode stack, shared with the thunk */
+#define E820_MAX 128
+#define ENTER_STUB 0x7800       /* where the final stub runs from */
+
+	.section .text16, "awx"
+	.code16
+	.globl _start
+_start:
+	jmp	real_start
+	.balign 4
+	.ascii	"RLBS"                  /* stage magic, for humans and dumps */
+
+real_start:
+	cli
+	xorw	%ax, %ax
+	movw	%ax, %ds
+	movw	%ax, %es
+	movw	%ax, %ss
+	movw	$RM_STACK, %sp
+	cld
+	movb	%dl, boot_drive
+	call	a20_enable
+	jc	a20_failed
+	call	e820_read
+
+	lgdtl	gdt_desc
+	movl	%cr0, %eax
+	orl	$1, %eax
+	movl	%eax, %cr0
+	ljmpl	$CODE32, $pm_start
+
+a20_failed:
+	movw	$msg_a20, %si
+1:	lodsb
+	testb	%al, %al
+	jz	2f
+	movb	$0x0e, %ah
+	movw	$7, %bx
+	int	$0x10
+	movw	$0x3f8, %dx
+	outb	%al, %dx
+	jmp	1b
+2:	cli
+	hlt
+	jmp	2b
+
+/* CF clear when A20 is on. Fast A20 first, then INT 15h, then the 8042. */
+a20_enable:
+	call	a20_check
+	jnc	9f
+	inb	$0x92, %al
+	orb	$2, %al
+	andb	$0xfe, %al              /* bit 0 would reset the machine */
+	outb	%al, $0x92
+	call	a20_check
+	jnc	9f
+	movw	$0x2401, %ax
+	int	$0x15
+	call	a20_check
+	jnc	9f
+	call	kbc_wait
+	movb	$0xd1, %al              /* write output port */
+	outb	%al, $0x64
+	call	kbc_wait
+	movb	$0xdf, %al              /* A20 on, no reset */
+	outb	%al, $0x60
+	call	kbc_wait
+	movw	$1000, %cx              /* the 8042 may take a moment */
+1:	call	a20_check
+	jnc	9f
+	loop	1b
+	stc
+9:	ret
+
+/* Bounded wait for the 8042 input buffer to drain. */
+kbc_wait:
+	movl	$0x100000, %ecx
+1:	inb	$0x64, %al
+	testb	$2, %al
+	jz	2f
+	loopl	1b
+2:	ret
+
+/* CF set when 0:0500 and FFFF:0510 are the same byte (address wrap). */
+a20_check:
+	pushw	%ds
+	pushw	%es
+	pushw	%cx
+	xorw	%ax, %ax
+	movw	%ax, %ds
+	notw	%ax
+	movw	%ax, %es
+	movb	$0x00, 0x500
+	movb	$0xff, %es:0x510
+	cmpb	$0xff, 0x500
+	clc
+	jne	1f
+	stc
+1:	popw	%cx
+	popw	%es
+	popw	%ds
+	ret
+
+/* Reads the E820 map into e820_map; e820_count = entries (0 if none). */
+e820_read:
+	xorl	%ebx, %ebx
+	movw	$e820_map, %di
+	xorw	%bp, %bp
+1:	movl	$1, %es:20(%di)         /* ACPI 3 attribute: valid unless set */
+	movl	$0xe820, %eax
+	movl	$24, %ecx
+	movl	$0x534d4150, %edx       /* "SMAP" */
+	int	$0x15
+	jc	2f
+	cmpl	$0x534d4150, %eax
+	jne	2f
+	cmpl	$20, %ecx
+	jb	3f
+	incw	%bp
+	addw	$24, %di
+3:	testl	%ebx, %ebx
+	jz	2f
+	cmpw	$E820_MAX, %bp
+	jb	1b
+2:	movw	%bp, e820_count
+	ret
+
+	.code32
+pm_start:
+	movw	$DATA32, %ax
+	movw	%ax, %ds
+	movw	%ax, %es
+	movw	%ax, %fs
+	movw	%ax, %gs
+	movw	%ax, %ss
+	movl	$__bss_start, %edi
+	movl	$_stage_end, %ecx
+	subl	%edi, %ecx
+	xorl	%eax, %eax
+	rep stosb
+	movl	$stack_top, %esp
+	movzbl	boot_drive, %eax
+	pushl	%eax
+	call	stand_main
+3:	cli
+	hlt
+	jmp	3b
+
+/*
+ * void bios_call(int intno, struct bios_regs *r)
+ * Drops to real mode, loads the registers from *r, runs INT intno with
+ * interrupts enabled, stores the registers and flags back into *r and
+ * returns to protected mode. Only usable with buffers below 1 MiB.
+ */
+	.globl	bios_call
+bios_call:
+	pushl	%ebp
+	pushl	%ebx
+	pushl	%esi
+	pushl	%edi
+	movl	20(%esp), %eax
+	movb	%al, int_insn + 1
+	movl	24(%esp), %esi
+	movl	$thunk_regs, %edi
+	movl	$10, %ecx
+	rep movsl
+	movl	%esp, saved_esp
+	ljmp	$CODE16, $rm_prepare
+
+	.code16
+rm_prepare:
+	movw	$DATA16, %ax
+	movw	%ax, %ds
+	movw	%ax, %es
+	movw	%ax, %fs
+	movw	%ax, %gs
+	movw	%ax, %ss
+	movl	%cr0, %eax
+	andl	$~1, %eax
+	movl	%eax, %cr0
+	ljmp	$0, $rm_call
+rm_call:
+	xorw	%ax, %ax
+	movw	%ax, %ds
+	movw	%ax, %fs
+	movw	%ax, %gs
+	movw	%ax, %ss
+	movw	$RM_STACK, %sp
+	lidt	ivt_desc
+	movw	thunk_regs + 38, %ax
+	movw	%ax, %es
+	pushw	thunk_regs + 36
+	movl	thunk_regs + 0, %eax
+	movl	thunk_regs + 4, %ebx
+	movl	thunk_regs + 8, %ecx
+	movl	thunk_regs + 12, %edx
+	movl	thunk_regs + 16, %esi
+	movl	thunk_regs + 20, %edi
+	movl	thunk_regs + 24, %ebp
+	popw	%ds
+	sti
+int_insn:
+	int	$0
+	cli
+	pushfl
+	pushw	%ds
+	pushw	$0
+	popw	%ds
+	movl	%eax, thunk_regs + 0
+	movl	%ebx, thunk_regs + 4
+	movl	%ecx, thunk_regs + 8
+	movl	%edx, thunk_regs + 12
+	movl	%esi, thunk_regs + 16
+	movl	%edi, thunk_regs + 20
+	movl	%ebp, thunk_regs + 24
+	popw	thunk_regs + 36
+	movw	%es, thunk_regs + 38
+	popl	thunk_regs + 28
+	cld
+	lgdtl	gdt_desc
+	movl	%cr0, %eax
+	orl	$1, %eax
+	movl	%eax, %cr0
+	ljmpl	$CODE32, $pm_return
+
+	.code32
+pm_return:
+	movw	$DATA32, %ax
+	movw	%ax, %ds
+	movw	%ax, %es
+	movw	%ax, %fs
+	movw	%ax, %gs
+	movw	%ax, %ss
+	movl	saved_esp, %esp
+	movl	24(%esp), %edi
+	movl	$thunk_regs, %esi
+	movl	$10, %ecx
+	rep movsl
+	popl	%edi
+	popl	%esi
+	popl	%ebx
+	popl	%ebp
+	ret
+
+/*
+ * void stand_enter(u32 entry, u32 info, u32 magic, u32 wipe_lo, u32 wipe_len)
+ * Copies a tiny stub below the stage and runs it: the stub zeroes the low
+ * bounce/stack area and the whole stage (code, data, stack: this very
+ * function included), then jumps to the kernel with EAX = magic and
+ * EBX = info in the Multiboot2 machine state (flat 32-bit, paging off,
+ * interrupts off). The stub uses no stack, so wiping the stack is safe.
+ */
+	.globl	stand_enter
+stand_enter:
+	cli
+	movl	$enter_stub, %esi
+	movl	$ENTER_STUB, %edi
+	movl	$(enter_stub_end - enter_stub), %ecx
+	rep movsb
+	movl	4(%esp), %edx
+	movl	8(%esp), %ebx
+	movl	12(%esp), %esi
+	movl	16(%esp), %ebp
+	movl	20(%esp), %eax
+	movl	%eax, %esp              /* wipe length, no stack from here on */
+	movl	$ENTER_STUB, %eax
+	jmp	*%eax
+
+enter_stub:
+	cld
+	xorl	%eax, %eax
+	movl	$0x1000, %edi           /* bounce buffer and real-mode stack */
+	movl	$(ENTER_STUB - 0x1000), %ecx
+	rep stosb
+	movl	%ebp, %edi
+	movl	%esp, %ecx
+	rep stosb
+	xorl	%ecx, %ecx
+	xorl	%edi, %edi
+	xorl	%ebp, %ebp
+	xorl	%esp, %esp
+	movl	%esi, %eax
+	xorl	%esi, %esi
+	jmp	*%edx
+enter_stub_end:
+
+	.balign 8
+gdt:
+	.quad	0
+	.quad	0x00cf9a000000ffff      /* 0x08: 32-bit code, flat */
+	.quad	0x00cf92000000ffff      /* 0x10: 32-bit data, flat */
+	.quad	0x00009a000000ffff      /* 0x18: 16-bit code, 64 KiB */
+	.quad	0x000092000000ffff      /* 0x20: 16-bit data, 64 KiB */
+gdt_end:
+	.balign 4
+	.word	0
+gdt_desc:
+	.word	gdt_end - gdt - 1
+	.long	gdt
+	.word	0
+ivt_desc:
+	.word	0x3ff
+	.long	0
+
+	.balign 4
+saved_esp:	.long 0
+	/* struct bios_regs: eax ebx ecx edx esi edi ebp eflags ds es pad */
+thunk_regs:	.fill 10, 4, 0
+	.globl	boot_drive, e820_count, e820_map
+boot_drive:	.byte 0
+	.balign 4
+e820_count:	.word 0, 0
+	.balign 8
+e820_map:	.fill E820_MAX * 24, 1, 0
+msg_a20:	.asciz "relinkboot: cannot enable A20\r\n"
+
+	/* 64 KiB: the linker core recurses little, but inflate tables are
+	 * large locals in some builds. */
+	.section .bss
+	.balign 16
+stack:	.space 0x10000
+stack_top:
+
+	.section .note.GNU-stack, "", @progbits
