@@ -18,6 +18,7 @@ include test/rules.mk
 include test/demo/rules.mk
 include efi/rules.mk
 include stand/rules.mk
+include tools/mkimage.mk
 include test/qemu/rules.mk
 
 .PHONY: all deps test run bench clean format
@@ -29,6 +30,13 @@ deps-ok: deps
 
 test: deps-ok $(ALL) $(TESTS)
 	@test/run-tests $(TESTS)
+
+# Boots the demo image in QEMU, serial console here (FIRMWARE=bios: SeaBIOS).
+run: deps-ok $(ALL)
+	$(RUN_CMD)
+
+bench: deps-ok $(ALL) $(BENCH)
+	@set -e; for b in $(BENCH); do echo "== $$b"; $$b; done
 
 clean:
 	rm -rf $(B)

@@ -1,1 +1,26 @@
-# test/qemu: build rules (owned by the test/qemu work)
+# test/qemu: build rules (owned by the test/qemu work). Needs tools/mkimage.mk
+# (included before this file). Each test program is a small wrapper in
+# $(B)/test/qemu that runs a script from here with B set; the wrappers
+# depend on the products so `make test` builds them first.
+QEMU_T := $(B)/test/qemu
+QEMU_TESTS := $(QEMU_T)/test-mkimage $(QEMU_T)/test-uefi $(QEMU_T)/test-bios
+TESTS += $(QEMU_TESTS)
+
+# Products the boot tests use, when some rule registers them.
+QEMU_PRODUCTS := $(filter $(IMAGE) $(B)/tools/linkkit $(B)/demo/objects.txt \
+  $(B)/demo/kernel.kit $(B)/demo/fallback.elf $(B)/stand/stage.bin,$(ALL))
+
+# qemu_wrapper SCRIPT ARGS: writes the wrapper $@ running SCRIPT.
+define qemu_wrapper
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\ncd "%s" && B="%s" exec %s %s\n' '$(CURDIR)' \
+	  '$(abspath $(B))' '$(1)' '$(2)' >$@.tmp
+	@chmod +x $@.tmp && mv $@.tmp $@
+endef
+
+$(QEMU_T)/test-mkimage: test/qemu/test-mkimage.sh $(MKIMAGE)
+	$(call qemu_wrapper,test/qemu/test-mkimage.sh,)
+$(QEMU_T)/test-uefi: test/qemu/boot-tests.sh test/qemu/boot.sh $(QEMU_PRODUCTS)
+	$(call qemu_wrapper,test/qemu/boot-tests.sh,uefi)
+$(QEMU_T)/test-bios: test/qemu/boot-tests.sh test/qemu/boot.sh $(QEMU_PRODUCTS)
+	$(call qemu_wrapper,test/qemu/boot-tests.sh,bios)
