@@ -1,1 +1,20 @@
-# tools: build rules (owned by the tools work)
+# tools: build rules (owned by the tools work): the `linkkit` CLI.
+# The linker-script compiler (tools/ldscript*.c) is linked in; its sources
+# are whatever tools/ldscript*.c exist (LDSCRIPT_SRCS, see tools/ldscript.h).
+LINKKIT_CLI := $(B)/tools/linkkit
+LKTOOL_SRCS := tools/linkkit.c tools/lkcmd.c tools/lklink.c tools/kitbuild.c \
+  tools/kbreloc.c tools/kbmerge.c tools/kbserial.c tools/kbutil.c \
+  tools/kitwrite.c tools/policy.c
+LKTOOL_LDSCRIPT_SRCS := $(wildcard tools/ldscript*.c)
+LKTOOL_OBJS := $(patsubst tools/%.c,$(B)/tools/obj/%.o,$(LKTOOL_SRCS) $(LKTOOL_LDSCRIPT_SRCS))
+LKTOOL_HDRS := $(wildcard tools/*.h) $(wildcard linkkit/*.h)
+
+ALL += $(LINKKIT_CLI)
+
+$(B)/tools/obj/%.o: tools/%.c $(LKTOOL_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -D_GNU_SOURCE -c $< -o $@
+
+$(LINKKIT_CLI): $(LKTOOL_OBJS) $(LINKKIT_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(LKTOOL_OBJS) $(LINKKIT_LIB) -lelf -lz -lm

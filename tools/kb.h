@@ -1,0 +1,68 @@
+/*
+ * Host-side kit builder (`linkkit create`): reads ELF64 x86-64 relocatable
+ * objects with libelf, resolves symbols, classifies relocations, compiles
+ * the linker script against the input sections and serializes the payload
+ * described in linkkit/kit_format.h. Hosted C (libc, libelf, zlib).
+ */
+#ifndef KB_H
+#define KB_H
+
+#include <gelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../linkkit/kit_format.h"
+#include "ldscript.h"
+
+/* ---- policy.c ---- */
+struct kb_gap {
+	char *section;
+	uint64_t max;
+	uint64_t step;
+	int fill; /* -1: NOBITS */
+};
+struct kb_policy {
+	uint32_t protocol; /* enum lk_protocol */
+	int per_section;   /* granularity section */
+	char **pins;
+	size_t npins;
+	struct kb_gap *gaps;
+	size_t ngaps;
+	char **keep;
+	size_t nkeep;
+	char **rfill;
+	size_t nrfill;
+};
+/* Returns 0, or -1 after printing every error as "path:line: msg". */
+int kb_policy_parse(const char *path, const char *text, struct kb_policy *p);
+void kb_policy_free(struct kb_policy *p);
+
+/* ---- growable byte buffer ---- */
+struct kb_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+size_t kb_buf_add(struct kb_buf *b, const void *src, size_t n);
+size_t kb_buf_align(struct kb_buf *b, size_t a);
+void *kb_xcalloc(size_t n, size_t sz);
+void *kb_xrealloc(void *p, size_t n, size_t sz);
+char *kb_xstrdup(const char *s);
+
+/* ---- kitbuild.c ---- */
+struct kb_options {
+	const char *script_path;
+	const char *policy_path;
+	const char **objs;
+	size_t nobjs;
+};
+/* Builds the (uncompressed) payload. Every problem is printed to stderr as
+ * one line naming the object/section/offset/symbol; returns 0 or -1. */
+int kb_build_payload(const struct kb_options *o, uint8_t **payload,
+		     size_t *size);
+
+/* ---- kitwrite.c ---- */
+/* Compresses the payload (zlib level 9) and wraps it in the kit header. */
+int kb_wrap_kit(const uint8_t *payload, size_t size, uint8_t **kit,
+		size_t *kit_size);
+
+#endif

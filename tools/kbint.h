@@ -1,0 +1,132 @@
+/* Internal state of the kit builder, shared by tools/kb*.c and kitbuild.c. */
+#ifndef KBINT_H
+#define KBINT_H
+
+#include "kb.h"
+
+#define NONE UINT32_MAX
+
+enum { SEC_IGNORED = 0, SEC_INPUT, SEC_COMDAT_LOSER };
+enum { DEF_NONE = 0, DEF_OBJ, DEF_COMMON, DEF_PLAN };
+
+/* A string piece of an SHF_MERGE|SHF_STRINGS section. */
+struct kb_piece {
+	uint32_t off, len; /* in the section; len includes the NUL */
+	uint32_t cls;      /* merge class holding it */
+	uint32_t coff;     /* offset of the piece inside that class */
+};
+
+struct kb_sec {
+	const char *name;
+	GElf_Shdr sh;
+	const void *data;
+	int state;
+	uint32_t input;      /* index into inputs */
+	uint32_t chunk;      /* index into the kit chunk table */
+	uint32_t secsym;     /* kit symbol for the section symbol */
+	uint32_t kept;       /* unused */
+	uint32_t winner_obj; /* COMDAT loser: object of the winning group */
+	uint32_t reloc_first, reloc_count; /* into kb.relocs (scan order) */
+	struct kb_piece *pieces; /* merge strings, else NULL */
+	uint32_t npieces;
+};
+
+struct kb_obj {
+	const char *path;
+	char *name;
+	int fd;
+	Elf *elf;
+	size_t nsec;
+	struct kb_sec *secs;
+	size_t symtab, nsym;
+	GElf_Sym *syms;
+	const char **symname;
+	uint32_t *ksym; /* kit symbol of each ELF symbol, NONE if none */
+};
+
+struct kb_sym {
+	const char *name;
+	uint8_t bind, type, emit, kind;
+	uint8_t global, weak_def, referenced, strong_ref, script_ref, gotent;
+	int def;
+	uint32_t obj, sec; /* defining object/section (DEF_OBJ) */
+	uint32_t input;    /* DEF_COMMON: its input */
+	uint32_t ref;      /* final ref (chunk/outsec/class) */
+	uint64_t value, size, common_align;
+	uint32_t got;      /* GOT slot + 1, 0: none */
+};
+
+struct kb_reloc {
+	uint64_t offset;
+	uint32_t type;
+	uint32_t sym; /* kit symbol */
+	int64_t addend;
+	uint32_t obj, sec; /* where it patches (for messages) */
+	uint32_t esym;     /* ELF symbol index in obj (messages, merge) */
+};
+
+struct kb_group {
+	const char *sig;
+	uint32_t obj;
+};
+
+/* Extra data describing an input the compiler sees. */
+struct kb_inref {
+	uint32_t obj, sec, sym, gap;
+};
+
+struct kb {
+	unsigned errors;
+	struct kb_policy pol;
+	struct ls_script *script;
+	struct ls_compiled comp;
+	struct kb_obj *objs;
+	uint32_t nobjs, nsynth, gap_obj, got_obj, got_input;
+	struct kb_sym *syms;
+	size_t nsyms;
+	uint32_t *htab;
+	size_t hsize, hcount;
+	struct kb_group *groups;
+	size_t ngroups;
+	struct ls_input *inputs;
+	struct kb_inref *inref;
+	size_t ninputs;
+	uint32_t *got_syms; /* kit symbols with a GOT slot, in slot order */
+	size_t ngot;
+	struct kb_reloc *relocs;
+	size_t nrelocs;
+	/* final chunk table */
+	struct lk_chunk *chunks;
+	uint32_t *chunk_input; /* chunk -> input */
+	size_t nchunks;
+	uint32_t *input_chunk; /* input -> chunk or NONE */
+	/* merge */
+	struct lk_merge_group *mgroups;
+	size_t nmgroups;
+	struct lk_merge_class *mclasses;
+	size_t nmclasses;
+	uint32_t *mrefs;
+	size_t nmrefs;
+	struct kb_buf mdata; /* class contents, appended to data later */
+	struct kb_buf strtab;
+};
+
+void kb_err(struct kb *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+uint32_t kb_intern(struct kb *b, const char *s);
+uint32_t kb_new_sym(struct kb *b, const char *name);
+uint32_t kb_global(struct kb *b, const char *name, int create);
+
+/* kbreloc.c */
+void kb_scan_relocs(struct kb *b);
+void kb_finish_relocs(struct kb *b);
+uint32_t kb_section_sym(struct kb *b, uint32_t oi, uint32_t si);
+/* kbmerge.c */
+void kb_merge_build(struct kb *b);
+void kb_merge_free(struct kb *b);
+/* kbserial.c */
+void kb_order_chunks(struct kb *b);
+void kb_finish_symbols(struct kb *b);
+int kb_serialize(struct kb *b, uint8_t **payload, size_t *size);
+
+#endif

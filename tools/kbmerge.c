@@ -1,0 +1,254 @@
+/*
+ * SHF_MERGE|SHF_STRINGS sections: deduplication and tail merging as ld.bfd
+ * (binutils merge.c) does it. Which strings survive, and which string each
+ * suffix lives in, does not depend on the object order, so it is decided
+ * here; the boot side only places the surviving strings ("classes") in
+ * first-occurrence order. Only byte strings with alignment 1 are merged;
+ * other SHF_MERGE sections stay plain chunks (see docs/kit-format.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbint.h"
+
+struct ment {
+	const char *s;
+	uint32_t len;    /* without the NUL */
+	uint32_t suffix; /* entry this one is a tail of, or NONE */
+	uint32_t cls, coff;
+};
+
+struct mset {
+	struct ment *e;
+	size_t n;
+	uint32_t *h;
+	size_t hsize;
+};
+
+static uint32_t mhash(const char *s, uint32_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (uint32_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+static void mset_grow(struct mset *m)
+{
+	size_t ns = m->hsize ? m->hsize * 2 : 256;
+	uint32_t *nt = kb_xcalloc(ns, sizeof(*nt));
+
+	for (size_t i = 0; i < m->n; i++) {
+		uint32_t h = mhash(m->e[i].s, m->e[i].len) & (ns - 1);
+
+		while (nt[h])
+			h = (h + 1) & (ns - 1);
+		nt[h] = (uint32_t)i + 1;
+	}
+	free(m->h);
+	m->h = nt;
+	m->hsize = ns;
+}
+
+static uint32_t mset_add(struct mset *m, const char *s, uint32_t len)
+{
+	uint32_t h, i;
+
+	if (m->n * 2 >= m->hsize)
+		mset_grow(m);
+	h = mhash(s, len) & (m->hsize - 1);
+	for (; (i = m->h[h]); h = (h + 1) & (m->hsize - 1))
+		if (m->e[i - 1].len == len && !memcmp(m->e[i - 1].s, s, len))
+			return i - 1;
+	m->e = kb_xrealloc(m->e, m->n + 1, sizeof(*m->e));
+	m->e[m->n] = (struct ment){ s, len, NONE, NONE, 0 };
+	m->h[h] = (uint32_t)m->n + 1;
+	return (uint32_t)m->n++;
+}
+
+/* binutils' order: compare from the last byte backwards, shorter first. */
+static int revcmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct ment *e = ctx;
+	const struct ment *a = &e[*(const uint32_t *)pa], *b = &e[*(const uint32_t *)pb];
+	uint32_t l = a->len < b->len ? a->len : b->len;
+	const uint8_t *s = (const uint8_t *)a->s + a->len, *t = (const uint8_t *)b->s + b->len;
+
+	while (l--) {
+		s--;
+		t--;
+		if (*s != *t)
+			return (int)*s - (int)*t;
+	}
+	return (int)a->len - (int)b->len;
+}
+
+static int is_tail(const struct ment *a, const struct ment *b)
+{
+	return a->len > b->len && !memcmp(a->s + (a->len - b->len), b->s, b->len);
+}
+
+static void tail_merge(struct mset *m)
+{
+	uint32_t *ord = kb_xcalloc(m->n, sizeof(*ord));
+	uint32_t keep;
+
+	for (size_t i = 0; i < m->n; i++)
+		ord[i] = (uint32_t)i;
+	qsort_r(ord, m->n, sizeof(*ord), revcmp, m->e);
+	keep = ord[m->n - 1];
+	for (size_t i = m->n - 1; i-- > 0;) {
+		if (is_tail(&m->e[keep], &m->e[ord[i]]))
+			m->e[ord[i]].suffix = keep;
+		else
+			keep = ord[i];
+	}
+	free(ord);
+}
+
+static int mergeable(const struct kb_sec *s)
+{
+	const uint8_t *d = s->data;
+
+	return (s->sh.sh_flags & SHF_MERGE) && (s->sh.sh_flags & SHF_STRINGS) &&
+	       s->sh.sh_entsize == 1 && s->sh.sh_addralign <= 1 &&
+	       s->sh.sh_type == SHT_PROGBITS && s->sh.sh_size && d &&
+	       d[s->sh.sh_size - 1] == 0 && s->sh.sh_size < UINT32_MAX;
+}
+
+static struct kb_sec *chunk_sec(struct kb *b, size_t c)
+{
+	const struct kb_inref *r = &b->inref[b->chunk_input[c]];
+
+	if (r->sec == NONE || r->obj >= b->nobjs)
+		return NULL;
+	return &b->objs[r->obj].secs[r->sec];
+}
+
+static void split_pieces(struct kb_sec *s, struct mset *m)
+{
+	const char *d = s->data;
+	uint32_t off = 0, n = 0;
+
+	for (uint32_t i = 0; i < s->sh.sh_size; i++)
+		n += d[i] == 0;
+	s->pieces = kb_xcalloc(n, sizeof(*s->pieces));
+	s->npieces = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t len = (uint32_t)strlen(d + off);
+
+		s->pieces[i].off = off;
+		s->pieces[i].len = len + 1;
+		s->pieces[i].cls = mset_add(m, d + off, len); /* entry for now */
+		off += len + 1;
+	}
+}
+
+static void emit_classes(struct kb *b, struct mset *m, struct lk_merge_group *g)
+{
+	g->first_class = (uint32_t)b->nmclasses;
+	for (size_t i = 0; i < m->n; i++) {
+		struct lk_merge_class c;
+
+		if (m->e[i].suffix != NONE)
+			continue;
+		c.data_off = (uint32_t)kb_buf_add(&b->mdata, m->e[i].s, m->e[i].len + 1);
+		c.size = m->e[i].len + 1;
+		m->e[i].cls = (uint32_t)b->nmclasses;
+		b->mclasses = kb_xrealloc(b->mclasses, b->nmclasses + 1, sizeof(*b->mclasses));
+		b->mclasses[b->nmclasses++] = c;
+		g->total_size += c.size;
+	}
+	g->class_count = (uint32_t)b->nmclasses - g->first_class;
+	for (size_t i = 0; i < m->n; i++) {
+		struct ment *e = &m->e[i];
+
+		if (e->suffix != NONE) {
+			e->cls = m->e[e->suffix].cls;
+			e->coff = m->e[e->suffix].len - e->len;
+		}
+	}
+}
+
+/* Pieces get their final class; the chunk lists the classes it brings. */
+static void chunk_refs(struct kb *b, size_t c, struct kb_sec *s, struct mset *m)
+{
+	struct lk_chunk *ch = &b->chunks[c];
+
+	ch->mref_first = (uint32_t)b->nmrefs;
+	for (uint32_t i = 0; i < s->npieces; i++) {
+		const struct ment *e = &m->e[s->pieces[i].cls];
+
+		s->pieces[i].cls = e->cls;
+		s->pieces[i].coff = e->coff;
+		if (e->suffix != NONE)
+			continue; /* lives where its container first occurs */
+		b->mrefs = kb_xrealloc(b->mrefs, b->nmrefs + 1, sizeof(*b->mrefs));
+		b->mrefs[b->nmrefs++] = e->cls;
+	}
+	ch->mref_count = (uint32_t)b->nmrefs - ch->mref_first;
+}
+
+static int same_group(struct kb *b, size_t c0, size_t c)
+{
+	const struct kb_sec *a = chunk_sec(b, c0), *s = chunk_sec(b, c);
+
+	return b->comp.slots[b->chunks[c0].slot].outsec == b->comp.slots[b->chunks[c].slot].outsec &&
+	       a->sh.sh_flags == s->sh.sh_flags;
+}
+
+static void build_group(struct kb *b, size_t c0, uint8_t *done)
+{
+	struct mset m = { 0 };
+	struct lk_merge_group g = { 0 };
+	uint32_t gi = (uint32_t)b->nmgroups;
+
+	for (size_t c = c0; c < b->nchunks; c++) {
+		struct kb_sec *s = chunk_sec(b, c);
+
+		if (done[c] || !s || !mergeable(s) || !same_group(b, c0, c))
+			continue;
+		split_pieces(s, &m);
+	}
+	tail_merge(&m);
+	emit_classes(b, &m, &g);
+	for (size_t c = c0; c < b->nchunks; c++) {
+		struct kb_sec *s = chunk_sec(b, c);
+
+		if (done[c] || !s || !mergeable(s) || !same_group(b, c0, c))
+			continue;
+		done[c] = 1;
+		b->chunks[c].flags |= LK_CHUNK_MERGE;
+		b->chunks[c].mgroup = gi;
+		chunk_refs(b, c, s, &m);
+	}
+	b->mgroups = kb_xrealloc(b->mgroups, b->nmgroups + 1, sizeof(*b->mgroups));
+	b->mgroups[b->nmgroups++] = g;
+	free(m.e);
+	free(m.h);
+}
+
+void kb_merge_build(struct kb *b)
+{
+	uint8_t *done = kb_xcalloc(b->nchunks, 1);
+
+	for (size_t c = 0; c < b->nchunks; c++) {
+		struct kb_sec *s = chunk_sec(b, c);
+
+		if (!done[c] && s && mergeable(s))
+			build_group(b, c, done);
+	}
+	free(done);
+}
+
+void kb_merge_free(struct kb *b)
+{
+	free(b->mgroups);
+	free(b->mclasses);
+	free(b->mrefs);
+	free(b->mdata.p);
+	free(b->chunks);
+	free(b->chunk_input);
+	free(b->input_chunk);
+}

@@ -1,0 +1,298 @@
+/*
+ * Relocation classification. The boot side only knows the plain data and
+ * PC-relative types, so PLT32 becomes PC32 (static link: the PLT entry is
+ * the function itself), GOT loads are relaxed the way ld.bfd relaxes them in
+ * a static non-PIE link, and what cannot be relaxed goes through a GOT chunk
+ * synthesized here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbint.h"
+
+static unsigned reloc_width(uint32_t t)
+{
+	switch (t) {
+	case R_X86_64_64:
+	case R_X86_64_PC64:
+		return 8;
+	case R_X86_64_PC32:
+	case R_X86_64_32:
+	case R_X86_64_32S:
+	case R_X86_64_PLT32:
+	case R_X86_64_GOTPCREL:
+	case R_X86_64_GOTPCRELX:
+	case R_X86_64_REX_GOTPCRELX:
+		return 4;
+	case R_X86_64_16:
+	case R_X86_64_PC16:
+		return 2;
+	case R_X86_64_8:
+	case R_X86_64_PC8:
+		return 1;
+	}
+	return 0;
+}
+
+/* Kit symbol for "start of section si of object oi". A COMDAT loser's
+ * section stands for the same-named section of the winning group, which is
+ * what ld.bfd does for local references into a discarded group member. */
+uint32_t kb_section_sym(struct kb *b, uint32_t oi, uint32_t si)
+{
+	struct kb_sec *s = &b->objs[oi].secs[si];
+	uint32_t i;
+
+	if (s->state == SEC_COMDAT_LOSER) {
+		struct kb_obj *w = &b->objs[s->winner_obj];
+
+		for (size_t k = 1; k < w->nsec; k++)
+			if (w->secs[k].state != SEC_COMDAT_LOSER &&
+			    !strcmp(w->secs[k].name, s->name))
+				return kb_section_sym(b, s->winner_obj, (uint32_t)k);
+		return NONE;
+	}
+	if (s->secsym != NONE)
+		return s->secsym;
+	i = kb_new_sym(b, "");
+	b->syms[i].obj = oi;
+	b->syms[i].sec = si;
+	b->syms[i].def = DEF_OBJ;
+	b->syms[i].bind = STB_LOCAL;
+	b->syms[i].type = STT_SECTION;
+	s->secsym = i;
+	return i;
+}
+
+static int sym_is_local_def(const struct kb *b, uint32_t k)
+{
+	const struct kb_sym *s = &b->syms[k];
+
+	return s->def == DEF_OBJ || s->def == DEF_COMMON;
+}
+
+static uint32_t got_slot(struct kb *b, uint32_t k)
+{
+	uint32_t e;
+
+	if (b->syms[k].got)
+		return b->syms[k].got - 1;
+	b->got_syms = kb_xrealloc(b->got_syms, b->ngot + 1, sizeof(*b->got_syms));
+	b->got_syms[b->ngot] = k;
+	e = kb_new_sym(b, "");
+	b->syms[e].def = DEF_OBJ;
+	b->syms[e].bind = STB_LOCAL;
+	b->syms[e].value = 8 * (uint64_t)b->ngot;
+	b->syms[e].gotent = 1;
+	b->syms[e].obj = NONE;
+	b->syms[k].got = e + 1;
+	b->ngot++;
+	return e;
+}
+
+/* Relaxes a GOTPCRELX in place; returns 1 when done. */
+static int relax_got(struct kb *b, struct kb_sec *s, struct kb_reloc *r)
+{
+	uint8_t *p = (uint8_t *)s->data;
+	uint64_t o = r->offset;
+
+	if (!p || o < 2 || !sym_is_local_def(b, r->sym) ||
+	    (r->type != R_X86_64_GOTPCRELX && r->type != R_X86_64_REX_GOTPCRELX))
+		return 0;
+	if (p[o - 2] == 0x8b) { /* mov foo@GOTPCREL(%rip) -> lea foo(%rip) */
+		p[o - 2] = 0x8d;
+	} else if (p[o - 2] == 0xff && p[o - 1] == 0x15) {
+		p[o - 2] = 0x67; /* addr32 call foo */
+		p[o - 1] = 0xe8;
+	} else if (p[o - 2] == 0xff && p[o - 1] == 0x25 && o + 4 <= s->sh.sh_size) {
+		memmove(p + o - 1, p + o, 4); /* jmp foo; nop */
+		p[o - 2] = 0xe9;
+		p[o + 3] = 0x90;
+		r->offset = o - 1;
+	} else {
+		return 0;
+	}
+	r->type = R_X86_64_PC32;
+	return 1;
+}
+
+static void classify(struct kb *b, struct kb_obj *o, struct kb_sec *s, struct kb_reloc *r)
+{
+	switch (r->type) {
+	case R_X86_64_PLT32:
+		r->type = R_X86_64_PC32;
+		return;
+	case R_X86_64_GOTPCREL:
+	case R_X86_64_GOTPCRELX:
+	case R_X86_64_REX_GOTPCRELX:
+		if (!relax_got(b, s, r)) {
+			r->sym = got_slot(b, r->sym);
+			r->type = R_X86_64_PC32;
+		}
+		return;
+	}
+	(void)o;
+}
+
+static const char *esym_name(const struct kb_obj *o, uint32_t k)
+{
+	if (k < o->nsym && GELF_ST_TYPE(o->syms[k].st_info) == STT_SECTION &&
+	    o->syms[k].st_shndx < o->nsec)
+		return o->secs[o->syms[k].st_shndx].name;
+	return k < o->nsym ? o->symname[k] : "?";
+}
+
+static uint32_t reloc_symbol(struct kb *b, uint32_t oi, uint32_t k)
+{
+	struct kb_obj *o = &b->objs[oi];
+	const GElf_Sym *es = &o->syms[k];
+
+	if (GELF_ST_TYPE(es->st_info) == STT_SECTION && GELF_ST_BIND(es->st_info) == STB_LOCAL) {
+		if (es->st_shndx == 0 || es->st_shndx >= o->nsec)
+			return NONE;
+		return kb_section_sym(b, oi, es->st_shndx);
+	}
+	return o->ksym[k];
+}
+
+static void scan_one(struct kb *b, uint32_t oi, struct kb_sec *rs)
+{
+	struct kb_obj *o = &b->objs[oi];
+	struct kb_sec *s = &o->secs[rs->sh.sh_info];
+	size_t n = rs->sh.sh_size / sizeof(Elf64_Rela);
+	const Elf64_Rela *ra = rs->data;
+
+	s->reloc_first = (uint32_t)b->nrelocs;
+	for (size_t i = 0; i < n; i++) {
+		struct kb_reloc r = { 0 };
+		uint32_t k = (uint32_t)ELF64_R_SYM(ra[i].r_info);
+		unsigned w;
+
+		r.offset = ra[i].r_offset;
+		r.type = (uint32_t)ELF64_R_TYPE(ra[i].r_info);
+		r.addend = ra[i].r_addend;
+		r.obj = oi;
+		r.sec = rs->sh.sh_info;
+		r.esym = k;
+		if (r.type == R_X86_64_NONE)
+			continue;
+		if (k == 0 || k >= o->nsym) {
+			kb_err(b, "%s: section %s+0x%llx: relocation symbol index %u out of range",
+			       o->name, s->name, (unsigned long long)r.offset, k);
+			continue;
+		}
+		w = reloc_width(r.type);
+		if (!w) {
+			kb_err(b, "%s: section %s+0x%llx: unsupported relocation type %u against '%s'",
+			       o->name, s->name, (unsigned long long)r.offset, r.type,
+			       esym_name(o, k));
+			continue;
+		}
+		if (r.offset > s->sh.sh_size || s->sh.sh_size - r.offset < w ||
+		    s->sh.sh_type == SHT_NOBITS) {
+			kb_err(b, "%s: section %s+0x%llx: relocation outside the section",
+			       o->name, s->name, (unsigned long long)r.offset);
+			continue;
+		}
+		r.sym = reloc_symbol(b, oi, k);
+		if (r.sym == NONE) {
+			kb_err(b, "%s: section %s+0x%llx: relocation against '%s' in a discarded section",
+			       o->name, s->name, (unsigned long long)r.offset, esym_name(o, k));
+			continue;
+		}
+		classify(b, o, s, &r);
+		b->relocs = kb_xrealloc(b->relocs, b->nrelocs + 1, sizeof(*b->relocs));
+		b->relocs[b->nrelocs++] = r;
+	}
+	s->reloc_count = (uint32_t)(b->nrelocs - s->reloc_first);
+}
+
+void kb_scan_relocs(struct kb *b)
+{
+	for (uint32_t oi = 0; oi < b->nobjs; oi++) {
+		struct kb_obj *o = &b->objs[oi];
+
+		for (size_t i = 1; i < o->nsec; i++) {
+			struct kb_sec *rs = &o->secs[i];
+			struct kb_sec *t;
+
+			if (rs->sh.sh_type != SHT_RELA && rs->sh.sh_type != SHT_REL)
+				continue;
+			if (rs->sh.sh_info == 0 || rs->sh.sh_info >= o->nsec) {
+				kb_err(b, "%s: section %s: bad target section", o->name, rs->name);
+				continue;
+			}
+			t = &o->secs[rs->sh.sh_info];
+			if (t->state == SEC_COMDAT_LOSER || !(t->sh.sh_flags & SHF_ALLOC) ||
+			    (t->sh.sh_flags & SHF_EXCLUDE))
+				continue;
+			if (rs->sh.sh_type == SHT_REL || rs->sh.sh_link != o->symtab ||
+			    rs->sh.sh_entsize != sizeof(Elf64_Rela) || !rs->data) {
+				kb_err(b, "%s: section %s: unsupported relocation section format",
+				       o->name, rs->name);
+				continue;
+			}
+			scan_one(b, oi, rs);
+		}
+	}
+}
+
+/* Checks one kept relocation's symbol and rewrites merge-section targets. */
+static void finish_one(struct kb *b, struct kb_reloc *r)
+{
+	struct kb_obj *o = &b->objs[r->obj];
+	struct kb_sym *s = &b->syms[r->sym];
+	const char *sname = o->secs[r->sec].name;
+
+	if (s->def == DEF_NONE) {
+		if (!s->strong_ref && s->global)
+			return; /* weak undefined: resolves to 0 */
+		kb_err(b, "%s: section %s+0x%llx: undefined symbol '%s'", o->name, sname,
+		       (unsigned long long)r->offset, s->name);
+		return;
+	}
+	if (s->def == DEF_OBJ && s->obj != NONE && s->sec < SHN_LORESERVE &&
+	    b->objs[s->obj].secs[s->sec].chunk == NONE) {
+		struct kb_obj *d = &b->objs[s->obj];
+
+		kb_err(b, "%s: section %s+0x%llx: '%s' is defined in discarded section %s of %s",
+		       o->name, sname, (unsigned long long)r->offset,
+		       *s->name ? s->name : d->secs[s->sec].name, d->secs[s->sec].name, d->name);
+		return;
+	}
+	if (s->type == STT_SECTION && s->obj != NONE && b->objs[s->obj].secs[s->sec].pieces) {
+		struct kb_sec *ms = &b->objs[s->obj].secs[s->sec];
+		uint64_t t = s->value + (uint64_t)r->addend;
+		uint32_t n;
+
+		for (uint32_t i = 0; i < ms->npieces; i++) {
+			const struct kb_piece *p = &ms->pieces[i];
+
+			if (t < p->off || t >= (uint64_t)p->off + p->len)
+				continue;
+			n = kb_new_sym(b, "");
+			b->syms[n].def = DEF_OBJ;
+			b->syms[n].kind = LK_SYM_MERGE;
+			b->syms[n].ref = p->cls;
+			b->syms[n].value = p->coff + (t - p->off);
+			b->syms[n].bind = STB_LOCAL;
+			b->syms[n].obj = NONE;
+			r->sym = n;
+			r->addend = 0;
+			return;
+		}
+		kb_err(b, "%s: section %s+0x%llx: reference past the end of merge section %s",
+		       o->name, sname, (unsigned long long)r->offset, ms->name);
+	}
+}
+
+void kb_finish_relocs(struct kb *b)
+{
+	for (size_t i = 0; i < b->nrelocs; i++) {
+		struct kb_reloc *r = &b->relocs[i];
+
+		if (b->objs[r->obj].secs[r->sec].chunk == NONE)
+			continue;
+		finish_one(b, r);
+	}
+}

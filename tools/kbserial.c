@@ -1,0 +1,399 @@
+/*
+ * Chunk ordering, final symbol kinds, and serialization of the payload in
+ * the exact layout of linkkit/kit_format.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbint.h"
+
+static uint32_t chunk_flags(const struct kb *b, size_t in)
+{
+	const struct ls_input *i = &b->inputs[in];
+	uint32_t f = 0;
+
+	if (i->sh_type == SHT_NOBITS)
+		f |= LK_CHUNK_NOBITS;
+	if (i->sh_flags & SHF_EXECINSTR)
+		f |= LK_CHUNK_EXEC;
+	if (i->sh_flags & SHF_WRITE)
+		f |= LK_CHUNK_WRITE;
+	if (b->inref[in].gap != NONE)
+		f |= LK_CHUNK_GAP;
+	return f;
+}
+
+static int name_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct kb *k = ctx;
+
+	return strcmp(k->inputs[k->chunk_input[*(const uint32_t *)a]].section,
+		      k->inputs[k->chunk_input[*(const uint32_t *)b]].section);
+}
+
+/* SORT_BY_NAME rank: equal names share a rank. */
+static void sort_keys(struct kb *b)
+{
+	uint32_t *ord = kb_xcalloc(b->nchunks, sizeof(*ord));
+	uint32_t rank = 0;
+
+	for (size_t i = 0; i < b->nchunks; i++)
+		ord[i] = (uint32_t)i;
+	qsort_r(ord, b->nchunks, sizeof(*ord), name_cmp, b);
+	for (size_t i = 0; i < b->nchunks; i++) {
+		if (i && name_cmp(&ord[i - 1], &ord[i], b))
+			rank++;
+		b->chunks[ord[i]].sort_key = rank;
+	}
+	free(ord);
+}
+
+static void make_chunk(struct kb *b, size_t in, uint32_t slot)
+{
+	const struct kb_inref *r = &b->inref[in];
+	struct lk_chunk *c = &b->chunks[b->nchunks];
+
+	memset(c, 0, sizeof(*c));
+	c->object = r->obj;
+	c->name = kb_intern(b, b->inputs[in].section);
+	c->slot = slot;
+	c->flags = chunk_flags(b, in);
+	c->size = b->inputs[in].size;
+	c->align = b->inputs[in].align;
+	if (r->gap != NONE && b->pol.gaps[r->gap].fill >= 0)
+		c->data_off = (uint64_t)b->pol.gaps[r->gap].fill;
+	b->chunk_input[b->nchunks] = (uint32_t)in;
+	b->input_chunk[in] = (uint32_t)b->nchunks;
+	if (r->sec != NONE)
+		b->objs[r->obj].secs[r->sec].chunk = (uint32_t)b->nchunks;
+	b->nchunks++;
+}
+
+/* Chunks of a slot are contiguous and in canonical (input) order. */
+void kb_order_chunks(struct kb *b)
+{
+	const uint32_t *is = b->comp.input_slot;
+
+	b->chunks = kb_xcalloc(b->ninputs, sizeof(*b->chunks));
+	b->chunk_input = kb_xcalloc(b->ninputs, sizeof(*b->chunk_input));
+	b->input_chunk = kb_xcalloc(b->ninputs, sizeof(*b->input_chunk));
+	for (size_t i = 0; i < b->ninputs; i++)
+		b->input_chunk[i] = NONE;
+	for (uint32_t s = 0; s < b->comp.nslots; s++) {
+		b->comp.slots[s].first_chunk = (uint32_t)b->nchunks;
+		for (size_t i = 0; i < b->ninputs; i++)
+			if (is[i] == s)
+				make_chunk(b, i, s);
+		b->comp.slots[s].chunk_count = (uint32_t)b->nchunks - b->comp.slots[s].first_chunk;
+	}
+	sort_keys(b);
+}
+
+static void merge_symbol(struct kb *b, struct kb_sym *s, const struct kb_sec *sec)
+{
+	for (uint32_t i = 0; i < sec->npieces; i++) {
+		const struct kb_piece *p = &sec->pieces[i];
+
+		if (s->value < p->off || s->value > (uint64_t)p->off + p->len)
+			continue;
+		s->kind = LK_SYM_MERGE;
+		s->ref = p->cls;
+		s->value = p->coff + (s->value - p->off);
+		return;
+	}
+	kb_err(b, "%s: symbol '%s' lies outside merge section %s",
+	       b->objs[s->obj].name, s->name, sec->name);
+}
+
+static void obj_symbol(struct kb *b, struct kb_sym *s)
+{
+	const struct kb_sec *sec;
+
+	if (s->gotent) {
+		s->kind = LK_SYM_CHUNK;
+		s->ref = b->input_chunk[b->got_input];
+		return;
+	}
+	if (s->kind == LK_SYM_MERGE || s->obj == NONE)
+		return;
+	if (s->sec == SHN_ABS) {
+		s->kind = LK_SYM_ABS;
+		return;
+	}
+	sec = &b->objs[s->obj].secs[s->sec];
+	if (s->sec == SHN_UNDEF || s->sec >= b->objs[s->obj].nsec || sec->chunk == NONE) {
+		s->kind = LK_SYM_ABS; /* discarded; references were reported */
+		s->value = 0;
+		s->emit = 0;
+		return;
+	}
+	if (sec->pieces) {
+		/* Relocations through the section symbol were rewritten to
+		 * per-piece symbols; the core rejects chunk offsets here. */
+		if (s->type == STT_SECTION)
+			s->value = 0;
+		merge_symbol(b, s, sec);
+		return;
+	}
+	s->kind = LK_SYM_CHUNK;
+	s->ref = sec->chunk;
+}
+
+static uint32_t outsec_named(struct kb *b, const char *name)
+{
+	for (uint32_t i = 0; i < b->comp.noutsecs; i++)
+		if (!strcmp((const char *)b->strtab.p + b->comp.outsecs[i].name, name))
+			return i;
+	return NONE;
+}
+
+static void undef_symbol(struct kb *b, struct kb_sym *s)
+{
+	int start = !strncmp(s->name, "__start_", 8), stop = !strncmp(s->name, "__stop_", 7);
+	uint32_t o = NONE;
+
+	if (start || stop)
+		o = outsec_named(b, s->name + (start ? 8 : 7));
+	if (o != NONE) {
+		s->kind = start ? LK_SYM_OUTSEC_START : LK_SYM_OUTSEC_END;
+		s->ref = o;
+		s->def = DEF_PLAN;
+		return;
+	}
+	if (s->script_ref)
+		kb_err(b, "linker script: undefined symbol '%s'", s->name);
+	s->kind = LK_SYM_ABS;
+	s->value = 0;
+	s->emit = 0;
+}
+
+void kb_finish_symbols(struct kb *b)
+{
+	for (size_t i = 0; i < b->nsyms; i++) {
+		struct kb_sym *s = &b->syms[i];
+
+		switch (s->def) {
+		case DEF_OBJ:
+			obj_symbol(b, s);
+			break;
+		case DEF_COMMON:
+			s->kind = LK_SYM_CHUNK;
+			s->ref = b->input_chunk[s->input];
+			s->value = 0;
+			if (s->ref == NONE) {
+				s->kind = LK_SYM_ABS;
+				s->emit = 0;
+			}
+			break;
+		case DEF_PLAN:
+			s->kind = LK_SYM_PLAN;
+			break;
+		default:
+			undef_symbol(b, s);
+		}
+	}
+}
+
+/* ---- serialization ---- */
+
+struct out {
+	struct kb_buf buf;
+	struct lk_payload_header h;
+};
+
+static void put_table(struct out *o, struct lk_table *t, const void *p, size_t n, size_t sz)
+{
+	t->off = (uint32_t)kb_buf_align(&o->buf, 8);
+	t->count = (uint32_t)n;
+	kb_buf_add(&o->buf, p, n * sz);
+}
+
+static void put_objects(struct kb *b, struct out *o)
+{
+	size_t n = b->nobjs + b->nsynth;
+	struct lk_object *v = kb_xcalloc(n, sizeof(*v));
+
+	for (size_t i = 0; i < b->nobjs; i++) {
+		v[i].name = kb_intern(b, b->objs[i].name);
+		for (size_t p = 0; p < b->pol.npins; p++)
+			if (!strcmp(b->pol.pins[p], b->objs[i].name))
+				v[i].pin_rank = (uint32_t)p + 1;
+	}
+	if (b->gap_obj != NONE) {
+		v[b->gap_obj].name = kb_intern(b, "gap");
+		v[b->gap_obj].flags = LK_OBJ_GAP | LK_OBJ_SYNTHETIC;
+	}
+	if (b->got_obj != NONE) {
+		v[b->got_obj].name = kb_intern(b, "<got>");
+		v[b->got_obj].flags = LK_OBJ_SYNTHETIC;
+	}
+	put_table(o, &o->h.objects, v, n, sizeof(*v));
+	free(v);
+}
+
+static void check_pins(struct kb *b)
+{
+	for (size_t p = 0; p < b->pol.npins; p++) {
+		size_t i;
+
+		for (i = 0; i < b->nobjs; i++)
+			if (!strcmp(b->pol.pins[p], b->objs[i].name))
+				break;
+		if (i == b->nobjs)
+			kb_err(b, "policy: pinned object '%s' is not among the inputs",
+			       b->pol.pins[p]);
+	}
+}
+
+/* Section contents, then merge classes, into one data blob. */
+static void build_data(struct kb *b, struct kb_buf *data)
+{
+	for (size_t c = 0; c < b->nchunks; c++) {
+		struct lk_chunk *ch = &b->chunks[c];
+		const struct kb_inref *r = &b->inref[b->chunk_input[c]];
+		const struct kb_sec *s;
+
+		if (r->sec == NONE || (ch->flags & (LK_CHUNK_NOBITS | LK_CHUNK_MERGE)))
+			continue;
+		s = &b->objs[r->obj].secs[r->sec];
+		ch->data_off = kb_buf_align(data, 16);
+		kb_buf_add(data, s->data, s->sh.sh_size);
+	}
+	if (b->got_input != NONE && b->input_chunk[b->got_input] != NONE) {
+		struct lk_chunk *ch = &b->chunks[b->input_chunk[b->got_input]];
+
+		ch->data_off = kb_buf_align(data, 16);
+		kb_buf_add(data, NULL, ch->size);
+	}
+	if (b->mdata.len) {
+		size_t base = kb_buf_align(data, 16);
+
+		kb_buf_add(data, b->mdata.p, b->mdata.len);
+		for (size_t i = 0; i < b->nmclasses; i++)
+			b->mclasses[i].data_off += (uint32_t)base;
+	}
+}
+
+static void add_reloc(struct lk_reloc **v, size_t *n, uint64_t off, uint32_t type,
+		      uint32_t sym, int64_t add)
+{
+	*v = kb_xrealloc(*v, *n + 1, sizeof(**v));
+	(*v)[*n] = (struct lk_reloc){ off, type, sym, add };
+	(*n)++;
+}
+
+static void put_relocs(struct kb *b, struct out *o)
+{
+	struct lk_reloc *v = NULL;
+	size_t n = 0;
+
+	for (size_t c = 0; c < b->nchunks; c++) {
+		const struct kb_inref *r = &b->inref[b->chunk_input[c]];
+
+		b->chunks[c].reloc_first = (uint32_t)n;
+		if (r->sec != NONE) {
+			const struct kb_sec *s = &b->objs[r->obj].secs[r->sec];
+
+			for (uint32_t i = 0; i < s->reloc_count; i++) {
+				const struct kb_reloc *k = &b->relocs[s->reloc_first + i];
+
+				add_reloc(&v, &n, k->offset, k->type, k->sym, k->addend);
+			}
+		} else if (b->chunk_input[c] == b->got_input) {
+			for (size_t g = 0; g < b->ngot; g++)
+				add_reloc(&v, &n, 8 * g, R_X86_64_64, b->got_syms[g], 0);
+		}
+		b->chunks[c].reloc_count = (uint32_t)n - b->chunks[c].reloc_first;
+	}
+	put_table(o, &o->h.relocs, v, n, sizeof(*v));
+	free(v);
+}
+
+static void put_symbols(struct kb *b, struct out *o)
+{
+	struct lk_symbol *v = kb_xcalloc(b->nsyms, sizeof(*v));
+
+	for (size_t i = 0; i < b->nsyms; i++) {
+		const struct kb_sym *s = &b->syms[i];
+
+		v[i].name = kb_intern(b, s->name);
+		v[i].kind = s->kind;
+		v[i].bind = s->bind;
+		v[i].type = s->type;
+		v[i].emit = s->emit && *s->name;
+		v[i].ref = s->ref == NONE ? 0 : s->ref;
+		v[i].value = s->value;
+		v[i].size = s->size;
+	}
+	put_table(o, &o->h.symbols, v, b->nsyms, sizeof(*v));
+	free(v);
+}
+
+static int entry_symbol(struct kb *b, uint32_t *out)
+{
+	const char *e = ls_entry(b->script);
+	uint32_t i;
+
+	if (!e)
+		e = "_start";
+	i = kb_global(b, e, 0);
+	if (i == NONE || b->syms[i].def == DEF_NONE) {
+		kb_err(b, "entry symbol '%s' is not defined", e);
+		return -1;
+	}
+	*out = i;
+	return 0;
+}
+
+static uint32_t max_align(const struct kb *b)
+{
+	uint64_t m = 1;
+
+	for (size_t i = 0; i < b->nchunks; i++)
+		if (b->chunks[i].align > m)
+			m = b->chunks[i].align;
+	for (size_t i = 0; i < b->comp.noutsecs; i++)
+		if (b->comp.outsecs[i].align > m)
+			m = b->comp.outsecs[i].align;
+	return m > UINT32_MAX ? UINT32_MAX : (uint32_t)m;
+}
+
+int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
+{
+	struct out o;
+	struct kb_buf data = { 0 };
+
+	memset(&o, 0, sizeof(o));
+	check_pins(b);
+	if (entry_symbol(b, &o.h.entry_sym) || b->errors)
+		return -1;
+	o.h.magic = LK_PAYLOAD_MAGIC;
+	o.h.version = LK_PAYLOAD_VERSION;
+	o.h.protocol = b->pol.protocol;
+	o.h.max_align = max_align(b);
+	kb_buf_add(&o.buf, NULL, sizeof(o.h));
+	put_objects(b, &o);
+	build_data(b, &data);
+	put_relocs(b, &o);
+	put_symbols(b, &o); /* interns names: before the strtab goes out */
+	put_table(&o, &o.h.chunks, b->chunks, b->nchunks, sizeof(*b->chunks));
+	put_table(&o, &o.h.slots, b->comp.slots, b->comp.nslots, sizeof(struct lk_slot));
+	put_table(&o, &o.h.outsecs, b->comp.outsecs, b->comp.noutsecs, sizeof(struct lk_outsec));
+	put_table(&o, &o.h.phdrs, b->comp.phdrs, b->comp.nphdrs, sizeof(struct lk_phdr));
+	put_table(&o, &o.h.plan, b->comp.ops, b->comp.nops, sizeof(struct lk_op));
+	put_table(&o, &o.h.mgroups, b->mgroups, b->nmgroups, sizeof(*b->mgroups));
+	put_table(&o, &o.h.mclasses, b->mclasses, b->nmclasses, sizeof(*b->mclasses));
+	put_table(&o, &o.h.mrefs, b->mrefs, b->nmrefs, sizeof(*b->mrefs));
+	put_table(&o, &o.h.strtab, b->strtab.p, b->strtab.len, 1);
+	put_table(&o, &o.h.data, data.p, data.len, 1);
+	free(data.p);
+	if (o.buf.len > UINT32_MAX) {
+		kb_err(b, "payload too large (%zu bytes)", o.buf.len);
+		free(o.buf.p);
+		return -1;
+	}
+	memcpy(o.buf.p, &o.h, sizeof(o.h));
+	*payload = o.buf.p;
+	*size = o.buf.len;
+	return 0;
+}

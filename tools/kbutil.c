@@ -1,0 +1,71 @@
+/* Small hosted helpers for the kit builder: checked allocation, buffers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb.h"
+
+static void die_oom(void)
+{
+	fputs("linkkit: out of memory\n", stderr);
+	exit(1);
+}
+
+void *kb_xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz ? sz : 1);
+
+	if (!p)
+		die_oom();
+	return p;
+}
+
+void *kb_xrealloc(void *p, size_t n, size_t sz)
+{
+	if (sz && n > SIZE_MAX / sz)
+		die_oom();
+	p = realloc(p, n && sz ? n * sz : 1);
+	if (!p)
+		die_oom();
+	return p;
+}
+
+char *kb_xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		die_oom();
+	return d;
+}
+
+static void kb_buf_reserve(struct kb_buf *b, size_t n)
+{
+	if (b->len + n <= b->cap)
+		return;
+	while (b->len + n > b->cap)
+		b->cap = b->cap ? b->cap * 2 : 4096;
+	b->p = kb_xrealloc(b->p, b->cap, 1);
+}
+
+/* Appends n bytes (zeros when src is NULL); returns their offset. */
+size_t kb_buf_add(struct kb_buf *b, const void *src, size_t n)
+{
+	size_t off = b->len;
+
+	kb_buf_reserve(b, n);
+	if (src)
+		memcpy(b->p + off, src, n);
+	else
+		memset(b->p + off, 0, n);
+	b->len += n;
+	return off;
+}
+
+size_t kb_buf_align(struct kb_buf *b, size_t a)
+{
+	size_t pad = (a - b->len % a) % a;
+
+	kb_buf_add(b, NULL, pad);
+	return b->len;
+}

@@ -1,0 +1,32 @@
+/* Shared by the `linkkit` subcommands (tools/linkkit.c, tools/lkcmd*.c). */
+#ifndef LKCLI_H
+#define LKCLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../linkkit/linkkit.h"
+
+extern struct lk_host lkc_host;
+
+/* Collects LK_LOG_DEBUG lines (the layout dump) instead of printing them. */
+struct lkc_capture {
+	char **lines;
+	size_t n;
+};
+void lkc_capture_begin(struct lkc_capture *c);
+void lkc_capture_end(struct lkc_capture *c);
+void lkc_capture_free(struct lkc_capture *c);
+
+int lkc_read_file(const char *path, uint8_t **out, size_t *len);
+int lkc_write_file(const char *path, const void *p, size_t n);
+int lkc_unpack(const char *name, const uint8_t *kit, size_t n, uint8_t **payload,
+	       size_t *psize, struct lk_kit *k);
+int lkc_trial_link(const char *name, const uint8_t *payload, size_t n, uint32_t seed);
+
+int lkc_create(int argc, char **argv);
+int lkc_info(int argc, char **argv);
+int lkc_verify(int argc, char **argv);
+int lkc_link(int argc, char **argv);
+
+#endif

@@ -1,0 +1,215 @@
+/* `linkkit create`, `info` and `verify`. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb.h"
+#include "lkcli.h"
+
+#define PREFLIGHT_SEEDS 4
+
+static int preflight(const uint8_t *kit, size_t n, const char *out)
+{
+	uint8_t *payload;
+	size_t psize;
+	struct lk_kit k;
+	int rc = 0;
+
+	if (lkc_unpack(out, kit, n, &payload, &psize, &k))
+		return -1;
+	for (uint32_t seed = 1; seed <= PREFLIGHT_SEEDS && !rc; seed++)
+		rc = lkc_trial_link(out, payload, psize, seed);
+	free(payload);
+	if (rc)
+		fprintf(stderr, "linkkit: %s: the new kit does not link; not written\n", out);
+	return rc;
+}
+
+int lkc_create(int argc, char **argv)
+{
+	struct kb_options o = { 0 };
+	const char *out = NULL;
+	uint8_t *payload = NULL, *kit = NULL;
+	size_t psize, ksize;
+	int rc = 1;
+
+	o.objs = kb_xcalloc((size_t)argc, sizeof(*o.objs));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if ((!strcmp(a, "-o") || !strcmp(a, "-T") || !strcmp(a, "-P") ||
+		     !strcmp(a, "--sign")) && i + 1 >= argc) {
+			fprintf(stderr, "linkkit: create: %s needs an argument\n", a);
+			goto out;
+		}
+		if (!strcmp(a, "-o"))
+			out = argv[++i];
+		else if (!strcmp(a, "-T"))
+			o.script_path = argv[++i];
+		else if (!strcmp(a, "-P"))
+			o.policy_path = argv[++i];
+		else if (!strcmp(a, "--sign")) {
+			fprintf(stderr, "linkkit: create: --sign is not supported yet\n");
+			goto out;
+		} else if (a[0] == '-') {
+			fprintf(stderr, "linkkit: create: unknown option %s\n", a);
+			goto out;
+		} else
+			o.objs[o.nobjs++] = a;
+	}
+	if (!out || !o.script_path || !o.policy_path || !o.nobjs) {
+		fprintf(stderr, "linkkit: create: needs -o OUT, -T SCRIPT, -P POLICY and objects\n");
+		goto out;
+	}
+	if (kb_build_payload(&o, &payload, &psize))
+		goto out;
+	if (kb_wrap_kit(payload, psize, &kit, &ksize)) {
+		fprintf(stderr, "linkkit: %s: compression failed\n", out);
+		goto out;
+	}
+	if (preflight(kit, ksize, out) || lkc_write_file(out, kit, ksize))
+		goto out;
+	rc = 0;
+out:
+	free(o.objs);
+	free(payload);
+	free(kit);
+	return rc;
+}
+
+/* Loads a kit file, checks it and inflates the payload. */
+static int load(const char *path, uint8_t **payload, size_t *psize, struct lk_kit *k,
+		size_t *ksize)
+{
+	uint8_t *kit;
+	int rc;
+
+	if (lkc_read_file(path, &kit, ksize))
+		return -1;
+	rc = lkc_unpack(path, kit, *ksize, payload, psize, k);
+	free(kit);
+	return rc;
+}
+
+#define TAB(p, h, f) ((const void *)((p) + (h)->f.off))
+
+static double log2_fact(uint64_t n)
+{
+	return lgamma((double)n + 1) / log(2);
+}
+
+/* log2 of the number of distinct layouts: object (or chunk) orders times
+ * the gap choices. */
+static void entropy(const uint8_t *p, double *order, double *gaps)
+{
+	const struct lk_payload_header *h = (const void *)p;
+	const struct lk_object *obj = TAB(p, h, objects);
+	const struct lk_chunk *ch = TAB(p, h, chunks);
+	const struct lk_slot *sl = TAB(p, h, slots);
+	uint8_t *owns = calloc(h->objects.count + 1, 1);
+	uint64_t m = 0;
+
+	*order = *gaps = 0;
+	for (uint32_t i = 0; i < h->slots.count; i++)
+		if (sl[i].flags & LK_SLOT_SHUFFLE)
+			*order += log2_fact(sl[i].chunk_count);
+	for (uint32_t i = 0; i < h->chunks.count; i++) {
+		if (ch[i].flags & LK_CHUNK_GAP) {
+			*gaps += log2((double)((ch[i].size + ch[i].align - 1) / ch[i].align));
+			continue;
+		}
+		if (!(sl[ch[i].slot].flags & (LK_SLOT_SHUFFLE | LK_SLOT_CANONICAL)))
+			owns[ch[i].object] = 1;
+	}
+	for (uint32_t i = 0; i < h->objects.count; i++)
+		if (owns[i] && !obj[i].pin_rank && !(obj[i].flags & LK_OBJ_GAP))
+			m++;
+	*order += log2_fact(m);
+	free(owns);
+}
+
+static const char *proto_name(uint32_t p)
+{
+	return p == LK_PROTO_MULTIBOOT2 ? "multiboot2" : p == LK_PROTO_OPENBSD ? "openbsd"
+						       : p == LK_PROTO_NONE ? "none" : "unknown";
+}
+
+static void print_info(const char *path, const uint8_t *p, size_t psize,
+		       const struct lk_kit *k, size_t ksize)
+{
+	const struct lk_payload_header *h = (const void *)p;
+	const struct lk_object *obj = TAB(p, h, objects);
+	const struct lk_chunk *ch = TAB(p, h, chunks);
+	uint64_t prog = 0, nobits = 0;
+	uint32_t pinned = 0, synth = 0;
+	double order, gaps;
+
+	for (uint32_t i = 0; i < h->objects.count; i++) {
+		pinned += obj[i].pin_rank != 0;
+		synth += (obj[i].flags & LK_OBJ_SYNTHETIC) != 0;
+	}
+	for (uint32_t i = 0; i < h->chunks.count; i++)
+		if (!(ch[i].flags & LK_CHUNK_GAP))
+			*((ch[i].flags & LK_CHUNK_NOBITS) ? &nobits : &prog) += ch[i].size;
+	entropy(p, &order, &gaps);
+	printf("kit: %s\n", path);
+	printf("format: version %u, flags 0x%x%s\n", LK_KIT_VERSION, k->flags,
+	       (k->flags & LK_KIT_F_SIGNED) ? " (signed)" : "");
+	printf("size: %zu bytes (payload %zu bytes inflated, %.1f%%)\n", ksize, psize,
+	       psize ? 100.0 * (double)ksize / (double)psize : 0.0);
+	printf("protocol: %s\n", proto_name(h->protocol));
+	printf("objects: %u (%u pinned, %u synthetic)\n", h->objects.count, pinned, synth);
+	printf("chunks: %u (%llu bytes of contents, %llu bytes zero-filled)\n", h->chunks.count,
+	       (unsigned long long)prog, (unsigned long long)nobits);
+	printf("slots: %u, output sections: %u, program headers: %u, plan ops: %u\n",
+	       h->slots.count, h->outsecs.count, h->phdrs.count, h->plan.count);
+	printf("symbols: %u, relocations: %u\n", h->symbols.count, h->relocs.count);
+	printf("merge: %u groups, %u strings\n", h->mgroups.count, h->mclasses.count);
+	printf("entropy: %.1f bits (order %.1f, gaps %.1f)\n", order + gaps, order, gaps);
+}
+
+int lkc_info(int argc, char **argv)
+{
+	uint8_t *p;
+	size_t psize, ksize;
+	struct lk_kit k;
+	struct lk_link *L;
+
+	if (argc != 2) {
+		fprintf(stderr, "linkkit: info: usage: linkkit info KIT\n");
+		return 1;
+	}
+	if (load(argv[1], &p, &psize, &k, &ksize))
+		return 1;
+	/* Validate every table before reading them. */
+	if (lk_link_open(&lkc_host, p, psize, argv[1], &L)) {
+		free(p);
+		return 1;
+	}
+	lk_link_close(L);
+	print_info(argv[1], p, psize, &k, ksize);
+	free(p);
+	return 0;
+}
+
+int lkc_verify(int argc, char **argv)
+{
+	uint8_t *p;
+	size_t psize, ksize;
+	struct lk_kit k;
+	int rc;
+
+	if (argc != 2) {
+		fprintf(stderr, "linkkit: verify: usage: linkkit verify KIT\n");
+		return 1;
+	}
+	if (load(argv[1], &p, &psize, &k, &ksize))
+		return 1;
+	rc = lkc_trial_link(argv[1], p, psize, 1);
+	free(p);
+	if (rc)
+		return 1;
+	printf("%s: ok\n", argv[1]);
+	return 0;
+}
