@@ -1,1 +1,27 @@
 # test: build rules (owned by the test work)
+# Unit tests of the core (test/unit/test_*.c), built with ASan+UBSan against
+# liblinkkit-asan.a and zlib; bench_*.c are host benchmarks (make bench).
+UNIT_SRCS := $(wildcard test/unit/test_*.c)
+UNIT_TESTS := $(patsubst test/unit/%.c,$(B)/test/unit/%,$(UNIT_SRCS))
+UNIT_BENCH := $(patsubst test/unit/%.c,$(B)/test/unit/%,$(wildcard test/unit/bench_*.c))
+UNIT_CFLAGS := $(HOST_CFLAGS) -I linkkit -I test/unit
+
+ALL += $(UNIT_TESTS) $(UNIT_BENCH) $(B)/test/unit/freestanding-check
+TESTS += $(UNIT_TESTS) $(B)/test/unit/freestanding-check
+BENCH += $(UNIT_BENCH)
+
+$(B)/test/unit/test_%: test/unit/test_%.c test/unit/tap.h $(LINKKIT_ASAN_LIB) $(LINKKIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) $(ASAN_FLAGS) $< $(LINKKIT_ASAN_LIB) -lz -o $@
+
+$(B)/test/unit/bench_%: test/unit/bench_%.c $(LINKKIT_LIB) $(LINKKIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) $< $(LINKKIT_LIB) -lz -o $@
+
+# The check runs on the exact object lists the boot stages link.
+$(B)/test/unit/freestanding-check: test/unit/freestanding-check.sh $(LINKKIT_FS32_OBJS) $(LINKKIT_FS64_OBJS)
+	@mkdir -p $(@D)
+	{ echo '#!/bin/sh'; \
+	  echo 'exec $(CURDIR)/test/unit/freestanding-check.sh fs32 $(abspath $(LINKKIT_FS32_OBJS)) -- fs64 $(abspath $(LINKKIT_FS64_OBJS))'; } >$@
+	chmod +x $@
+
