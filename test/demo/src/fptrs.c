@@ -1,0 +1,42 @@
+/*
+ * A function-pointer table spanning objects (64-bit absolute relocations
+ * in .data.rel.ro): each entry must call into the object it names, and
+ * that object's ident function returns its own name string.
+ */
+#include "demo.h"
+
+DEMO_OBJECT(fptrs)
+DEMO_IDENT(fptrs)
+
+#define FPTR_DECL(o) const char *o##_ident(void);
+#define FPTR_LIST(X) X(locore) X(isr) X(main) X(serial) X(kprintf) X(string) \
+	X(mbinfo) X(loader) X(symtab) X(ramscan) X(needles) X(checks)          \
+	X(weak) X(strong) X(common) X(jumptab) X(acpi) X(memmap) X(cpu)        \
+	X(idt) X(crc32) X(sort) X(heap) X(rng)
+FPTR_LIST(FPTR_DECL)
+
+#define FPTR_ENTRY(o) { #o, o##_ident },
+static const struct demo_op fptrs_ops[] = { FPTR_LIST(FPTR_ENTRY) };
+
+static int fptrs_check(char *detail, size_t cap)
+{
+	u32 i;
+
+	for (i = 0; i < sizeof(fptrs_ops) / sizeof(fptrs_ops[0]); i++) {
+		const struct demo_op *op = &fptrs_ops[i];
+		const char *got = op->ident();
+
+		if (!symtab_in_object(op->owner, (uptr)op->ident)) {
+			ksnprintf(detail, cap, "%s entry points outside object %s",
+				  op->owner, op->owner);
+			return -1;
+		}
+		if (strcmp(got, op->owner)) {
+			ksnprintf(detail, cap, "%s entry returned \"%s\"",
+				  op->owner, got);
+			return -1;
+		}
+	}
+	return 0;
+}
+DEMO_CHECK(CK_FPTRS, "fptrs", fptrs_check);
