@@ -559,6 +559,13 @@ int fat_read(struct fat_fs *fs, const char *path, const struct fat_file *f,
 		}
 		c = after;
 	}
+	/* A chain that goes on past the size is corrupt; a loop always does. */
+	if (f->size && c != 0) {
+		lk_log(fs->h, LK_LOG_ERROR,
+		       "%s: corrupt FAT: chain longer than size %u (loop?)", path,
+		       f->size);
+		return -1;
+	}
 	return 0;
 io_error:
 	lk_log(fs->h, LK_LOG_ERROR, "%s: disk read error", path);

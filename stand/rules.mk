@@ -7,7 +7,7 @@ SB := $(B)/stand
 # i386, freestanding, no FPU/SSE: the stage never saves extended state.
 STAND_CFLAGS := $(FREESTANDING_CFLAGS) -m32 -march=i686 -mgeneral-regs-only \
   -fno-asynchronous-unwind-tables -fno-unwind-tables -ffunction-sections \
-  -Ilinkkit
+  -fno-tree-loop-distribute-patterns -Ilinkkit
 STAND_ASFLAGS := -m32
 
 STAND_SRCS := start.S boot.c host.c heap.c entropy.c files.c handoff.c fat.c \
@@ -50,10 +50,10 @@ $(SB)/stage.bin: $(SB)/stage.elf
 	objcopy -O binary $< $@
 
 # Host build of the FAT reader (with sanitizers) for the unit test.
-$(SB)/fat_probe: stand/fat_probe.c stand/fat.c stand/fat.h linkkit/mem.c linkkit/fmt.c
+$(SB)/fat_probe: stand/fat_probe.c stand/fat.c stand/fat.h $(LINKKIT_ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -fsanitize=address,undefined -Ilinkkit -o $@ \
-	  stand/fat_probe.c stand/fat.c linkkit/mem.c linkkit/fmt.c
+	$(CC) $(HOST_CFLAGS) $(ASAN_FLAGS) -Ilinkkit -o $@ \
+	  stand/fat_probe.c stand/fat.c $(LINKKIT_ASAN_LIB)
 
 $(SB)/test-fat: stand/test-fat.sh $(SB)/fat_probe
 	printf '#!/bin/sh\nexec stand/test-fat.sh %s\n' $(SB)/fat_probe > $@
