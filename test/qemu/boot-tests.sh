@@ -68,7 +68,7 @@ make_broken() {
 # refuses that at pre-flight, so build the kit with a stub defining it and
 # then undefine it in the kit (kit-undefine.py).
 make_undefined() {
-	local objs=() o cc=(gcc -O2 -ffreestanding -fno-pie -fno-stack-protector -mno-red-zone -c)
+	local objs=() o cc=(gcc -O2 -ffreestanding -fno-pie -fno-stack-protector -mno-red-zone -mcmodel=kernel -c)
 	[ -x "$linkkit" ] || { echo "$linkkit does not exist yet"; return 1; }
 	[ -r "$B/demo/objects.txt" ] || { echo "$B/demo/objects.txt does not exist yet"; return 1; }
 	while read -r o; do [ -n "$o" ] && objs+=("$o"); done <"$B/demo/objects.txt"
