@@ -49,7 +49,6 @@ struct relink {
 	lk_u32 kit_size;
 	lk_u64 payload_size, elfv_size;
 	struct lk_link *link;
-	struct lk_rng rng;
 };
 
 static void relink_wipe(struct stand *s, struct relink *r)
@@ -62,7 +61,6 @@ static void relink_wipe(struct stand *s, struct relink *r)
 	}
 	if (r->kit)
 		stand_free_file(s, r->kit, r->kit_size);
-	lk_rng_wipe(&r->rng);
 	lk_wipe(r, sizeof(*r));
 }
 
@@ -102,14 +100,14 @@ static int relink_link(struct stand *s, struct relink *r, lk_u64 *t,
 
 	if (lk_link_open(&s->host, r->payload, r->payload_size, s->cfg.kit,
 			 &r->link) ||
-	    lk_link_layout(r->link, &r->rng))
+	    lk_link_layout(r->link, &s->rng))
 		return -1;
 	lk_link_info(r->link, &info);
 	if (s->verbose >= 2)
 		lk_link_dump_layout(r->link, LK_LOG_DEBUG);
 	if (stand_check_range(s, s->cfg.kit, info.load_lo, info.load_hi))
 		return -1;
-	if (lk_link_write(r->link, (void *)(lk_uptr)info.load_lo, &r->rng))
+	if (lk_link_write(r->link, (void *)(lk_uptr)info.load_lo, &s->rng))
 		return -1;
 	phase(s, "link", t);
 	if (lk_link_elf_size(r->link, &view))
@@ -144,8 +142,6 @@ static void try_relink(struct stand *s)
 
 	lk_memset(&r, 0, sizeof(r));
 	lk_memset(&ho, 0, sizeof(ho));
-	stand_seed(s, &r.rng);
-	phase(s, "entropy", &t);
 	s->capture = 1;
 	if (relink_load(s, &r, &t) == 0 && relink_link(s, &r, &t, &ho) == 0) {
 		/* The ELF view and the linked image stay; the rest goes. */
@@ -153,7 +149,6 @@ static void try_relink(struct stand *s)
 		r.link = LK_NULL;
 		lk_wipe(r.payload, (lk_size)r.payload_size);
 		lk_wipe(r.kit, r.kit_size);
-		lk_rng_wipe(&r.rng);
 		stand_boot(s, &ho);
 	}
 	s->capture = 0;
@@ -175,7 +170,8 @@ static void boot_fallback(struct stand *s)
 	elf = stand_read_file(s, name, &size);
 	if (!elf || lk_elf_check(&s->host, elf, size, name, &img) ||
 	    stand_check_range(s, name, img.load_lo, img.load_hi) ||
-	    lk_elf_load(&s->host, elf, size, (void *)(lk_uptr)img.load_lo))
+	    lk_elf_load(&s->host, elf, size, (void *)(lk_uptr)img.load_lo) ||
+	    stand_fill_random(s, name, elf, size, img.load_lo, img.load_hi))
 		stand_halt("cannot boot the fallback kernel");
 	ho.shdrs = LK_NULL;
 	lk_mb2_elf_view_from_file(elf, size, LK_NULL, 0, 0, &ho.shnum,
@@ -200,7 +196,7 @@ void stand_main(lk_u32 drive)
 	struct stand *s = &st;
 	struct fat_dev dev = {LK_NULL, disk_read, 0};
 	lk_u32 lo, hi;
-	lk_u64 esp_lba, esp_count;
+	lk_u64 esp_lba, esp_count, t;
 
 	cons_init();
 	stand_host_init(s);
@@ -213,6 +209,9 @@ void stand_main(lk_u32 drive)
 	    fat_mount(&s->host, &dev, esp_lba, esp_count, &s->fs))
 		stand_halt("cannot read the ESP");
 	read_config(s);
+	t = cpu_rdtsc();
+	stand_seed(s, &s->rng);
+	phase(s, "entropy", &t);
 	try_relink(s);
 	stand_print("fallback: %s", s->reason);
 	boot_fallback(s);

@@ -25,6 +25,7 @@ struct stand {
 	struct heap heap;
 	struct fat_fs fs;
 	struct lk_config cfg;
+	struct lk_rng rng; /* seeded once; the relink and the fallback use it */
 	char reason[160];  /* first error line while relinking */
 	int capture;       /* errors go to reason instead of the console */
 	lk_u32 verbose;
@@ -36,6 +37,9 @@ void stand_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void stand_halt(const char *why);
 /* entropy.c: seeds rng from every source there is, warning per gap. */
 void stand_seed(struct stand *s, struct lk_rng *rng);
+/* randomize.c: fills the fallback ELF's PT_OPENBSD_RANDOMIZE segments. */
+int stand_fill_random(struct stand *s, const char *name, const void *elf,
+		      lk_u64 size, lk_u64 load_lo, lk_u64 load_hi);
 /* files.c: reads a whole file from the ESP into the heap. */
 void *stand_read_file(struct stand *s, const char *path, lk_u32 *size);
 void stand_free_file(struct stand *s, void *buf, lk_u32 size);
