@@ -25,3 +25,4 @@ $(B)/test/unit/freestanding-check: test/unit/freestanding-check.sh $(LINKKIT_FS3
 	  echo 'exec $(CURDIR)/test/unit/freestanding-check.sh fs32 $(abspath $(LINKKIT_FS32_OBJS)) -- fs64 $(abspath $(LINKKIT_FS64_OBJS))'; } >$@
 	chmod +x $@
 
+include test/ldscript/rules.mk

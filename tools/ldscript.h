@@ -10,6 +10,10 @@
  *                           -> slot for each input, outsecs, phdrs, ops
  * Symbols are referred to by name; the compiler asks the caller (cb) for a
  * symbol index, so the kit builder owns the symbol table.
+ *
+ * Build: the sources are listed in the make variable LDSCRIPT_SRCS
+ * (test/ldscript/rules.mk); link them into $(B)/tools/linkkit.
+ * docs/ldscript.md lists the supported subset of the GNU ld language.
  */
 #ifndef LDSCRIPT_H
 #define LDSCRIPT_H
@@ -20,6 +24,11 @@
 #include "../linkkit/kit_format.h"
 
 struct ls_script; /* opaque AST */
+
+/* Where diagnostics go: each complete line (no newline) is passed to fn.
+ * NULL (the default) prints them to stderr. Not thread-safe. */
+typedef void (*ls_diag_fn)(void *ctx, const char *line);
+void ls_set_diag(ls_diag_fn fn, void *ctx);
 
 /* Returns NULL after printing every error as "path:line: msg" to stderr. */
 struct ls_script *ls_parse_file(const char *path);
@@ -60,6 +69,10 @@ struct ls_callbacks {
 	uint32_t (*outsec_flags)(void *ctx, const char *outsec);
 	/* Interns a string in the kit strtab; returns its offset. */
 	uint32_t (*intern)(void *ctx, const char *s);
+	/* Optional (may be NULL): nonzero when an input object defines
+	 * `name`; used for DEFINED(). A symbol assigned earlier in the
+	 * script counts as defined either way. */
+	int (*defined)(void *ctx, const char *name);
 };
 
 struct ls_compiled {

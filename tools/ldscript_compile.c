@@ -1,0 +1,701 @@
+/*
+ * Compiles a parsed script against the kit's input sections: decides the
+ * slot of every input section (first matching description wins, as in GNU
+ * ld), derives output section and segment attributes, and emits the plan
+ * as postfix stack-machine ops (kit_format.h).
+ */
+#include <elf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ldscript_int.h"
+
+/* Program headers assumed for SIZEOF_HEADERS when there is no PHDRS. */
+#define LS_DEFAULT_PHDRS 4
+
+#define NO_OUTSEC UINT32_MAX
+
+struct desc {
+	const struct ls_indesc *in;
+	const struct ls_outdesc *os;
+	uint32_t slot;   /* or LS_DISCARD */
+	uint32_t outsec; /* or NO_OUTSEC */
+};
+
+struct osstat {
+	int progbits; /* a matched input or data statement has contents */
+	uint64_t flags, align;
+};
+
+struct cc {
+	const struct ls_script *s;
+	const struct ls_input *in;
+	size_t nin;
+	const struct ls_callbacks *cb;
+	struct ls_compiled *out;
+	int errors;
+	const struct ls_outdesc **os; /* by outsec index */
+	struct desc *descs;
+	size_t ndescs;
+	struct osstat *st;
+	size_t cap_ops;
+	const char **assigned; /* names assigned so far, for DEFINED() */
+	size_t nassigned;
+	uint32_t cur; /* outsec being emitted, NO_OUTSEC outside */
+	int sp, sp_err; /* plan stack depth while emitting one statement */
+	const char *file;
+	int line;
+};
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p) {
+		fputs("ldscript: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		fputs("ldscript: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+static void cerr(struct cc *c, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void cerr(struct cc *c, const char *file, int line, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ls_error(&c->errors, file, line, "%s", msg);
+}
+
+static uint32_t find_outsec(const struct cc *c, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->out->noutsecs; i++)
+		if (!strcmp(c->os[i]->name, name))
+			return i;
+	return NO_OUTSEC;
+}
+
+/* ---- pass 1: output sections, descriptions, segments ---- */
+
+static void index_outsecs(struct cc *c)
+{
+	const struct ls_stmt *st;
+	size_t n = 0;
+
+	for (st = c->s->stmts; st; st = st->next)
+		n += st->kind == LS_OUTSEC;
+	c->os = xcalloc(n, sizeof(*c->os));
+	c->out->outsecs = xcalloc(n, sizeof(*c->out->outsecs));
+	c->st = xcalloc(n, sizeof(*c->st));
+	for (st = c->s->stmts; st; st = st->next) {
+		if (st->kind != LS_OUTSEC || st->os->discard)
+			continue;
+		if (find_outsec(c, st->os->name) != NO_OUTSEC) {
+			cerr(c, st->file, st->line, "duplicate output section '%s'",
+			     st->os->name);
+			continue;
+		}
+		c->os[c->out->noutsecs++] = st->os;
+	}
+}
+
+static void add_desc(struct cc *c, const struct ls_stmt *st,
+		     const struct ls_outdesc *os, size_t *cap)
+{
+	struct desc *d;
+
+	if (c->ndescs == *cap) {
+		*cap = *cap ? *cap * 2 : 32;
+		c->descs = xrealloc(c->descs, *cap * sizeof(*c->descs));
+	}
+	d = &c->descs[c->ndescs++];
+	d->in = st->in;
+	d->os = os;
+	d->outsec = os->discard ? NO_OUTSEC : find_outsec(c, os->name);
+	d->slot = os->discard ? LS_DISCARD : c->out->nslots++;
+}
+
+static void index_descs(struct cc *c)
+{
+	const struct ls_stmt *st, *b;
+	size_t cap = 0;
+
+	for (st = c->s->stmts; st; st = st->next) {
+		if (st->kind != LS_OUTSEC)
+			continue;
+		for (b = st->os->body; b; b = b->next) {
+			if (b->kind == LS_INPUT)
+				add_desc(c, b, st->os, &cap);
+			else if (st->os->discard)
+				cerr(c, b->file, b->line,
+				     "unsupported construct 'statement other than an input description in /DISCARD/'");
+		}
+	}
+	c->out->slots = xcalloc(c->out->nslots, sizeof(*c->out->slots));
+}
+
+static void build_phdrs(struct cc *c)
+{
+	int i;
+
+	c->out->nphdrs = c->s->nphdrs;
+	c->out->phdrs = xcalloc(c->s->nphdrs, sizeof(*c->out->phdrs));
+	for (i = 0; i < c->s->nphdrs; i++) {
+		const struct ls_phdesc *ph = &c->s->phdrs[i];
+		struct lk_phdr *o = &c->out->phdrs[i];
+
+		o->name = c->cb->intern(c->cb->ctx, ph->name);
+		o->type = ph->type;
+		o->flags = ph->flags;
+		o->pflags = (ph->filehdr ? LK_PHDR_FILEHDR : 0) |
+			    (ph->phdrs ? LK_PHDR_PHDRS : 0) |
+			    (ph->has_flags ? LK_PHDR_FLAGS_SET : 0);
+	}
+	c->out->sizeof_headers =
+		64 + 56 * (uint64_t)(c->s->has_phdrs ? c->s->nphdrs : LS_DEFAULT_PHDRS);
+}
+
+/* ---- pass 2: matching ---- */
+
+static int any_glob(const char **pats, int n, const char *s)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ls_glob(pats[i], s))
+			return 1;
+	return 0;
+}
+
+static int desc_matches(const struct ls_indesc *d, const struct ls_input *in)
+{
+	int i;
+
+	if (!ls_glob(d->file_pat, in->object) ||
+	    any_glob(d->file_excl, d->nfile_excl, in->object))
+		return 0;
+	for (i = 0; i < d->nsecs; i++)
+		if (ls_glob(d->secs[i].pat, in->section) &&
+		    !any_glob(d->secs[i].exclude, d->secs[i].nexclude, in->object))
+			return 1;
+	return 0;
+}
+
+static void match_inputs(struct cc *c)
+{
+	size_t i, j;
+
+	c->out->input_slot = xcalloc(c->nin, sizeof(uint32_t));
+	for (i = 0; i < c->nin; i++) {
+		const struct ls_input *in = &c->in[i];
+
+		c->out->input_slot[i] = LS_ORPHAN;
+		if (!in->object || !in->section)
+			continue;
+		for (j = 0; j < c->ndescs && !desc_matches(c->descs[j].in, in); j++)
+			;
+		if (j == c->ndescs)
+			continue;
+		c->out->input_slot[i] = c->descs[j].slot;
+		if (c->descs[j].outsec != NO_OUTSEC) {
+			struct osstat *st = &c->st[c->descs[j].outsec];
+
+			st->progbits |= in->sh_type != SHT_NOBITS;
+			st->flags |= in->sh_flags &
+				     (SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR);
+			if (in->align > st->align)
+				st->align = in->align;
+		}
+	}
+}
+
+static void fill_slots(struct cc *c)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < c->ndescs; i++) {
+		const struct desc *d = &c->descs[i];
+		struct lk_slot *sl;
+
+		if (d->slot == LS_DISCARD || d->outsec == NO_OUTSEC)
+			continue;
+		sl = &c->out->slots[d->slot];
+		sl->outsec = d->outsec;
+		for (k = 0; k < d->in->nsecs; k++) {
+			const struct ls_secpat *sp = &d->in->secs[k];
+
+			if (sp->sort == LS_SORT_NAME)
+				sl->flags |= LK_SLOT_SORT_NAME;
+			else if (sp->sort == LS_SORT_ALIGN)
+				sl->flags |= LK_SLOT_SORT_ALIGN;
+			if (c->cb->slot_flags)
+				sl->flags |= c->cb->slot_flags(c->cb->ctx,
+							       d->os->name, sp->pat);
+		}
+	}
+}
+
+/* ---- constant folding ---- */
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return a ? (x + a - 1) & ~(a - 1) : x;
+}
+
+static int is_defined(struct cc *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nassigned; i++)
+		if (!strcmp(c->assigned[i], name))
+			return 1;
+	return c->cb->defined && c->cb->defined(c->cb->ctx, name);
+}
+
+static uint64_t fold_bin(int op, uint64_t a, uint64_t b)
+{
+	switch (op) {
+	case LK_E_ADD: return a + b;
+	case LK_E_SUB: return a - b;
+	case LK_E_MUL: return a * b;
+	case LK_E_DIV: return a / b;
+	case LK_E_MOD: return a % b;
+	case LK_E_AND: return a & b;
+	case LK_E_OR: return a | b;
+	case LK_E_XOR: return a ^ b;
+	case LK_E_SHL: return b >= 64 ? 0 : a << b;
+	case LK_E_SHR: return b >= 64 ? 0 : a >> b;
+	case LK_E_LT: return a < b;
+	case LK_E_LE: return a <= b;
+	case LK_E_GT: return a > b;
+	case LK_E_GE: return a >= b;
+	case LK_E_EQ: return a == b;
+	case LK_E_NE: return a != b;
+	case LK_E_LAND: return a && b;
+	case LK_E_LOR: return a || b;
+	case LK_E_MAX: return a > b ? a : b;
+	default: return a < b ? a : b; /* LK_E_MIN */
+	}
+}
+
+/* 1 and *v when `e` is known at compile time; reports division by zero
+ * and bad alignments once, where they are constant. */
+static int fold(struct cc *c, const struct ls_expr *e, uint64_t *v)
+{
+	uint64_t a, b, x;
+
+	switch (e->kind) {
+	case LE_NUM: *v = e->num; return 1;
+	case LE_HEADERS: *v = c->out->sizeof_headers; return 1;
+	case LE_DEFINED: *v = is_defined(c, e->name); return 1;
+	case LE_UN:
+		if (!fold(c, e->a, &a))
+			return 0;
+		*v = e->op == LK_E_NEG ? -a : e->op == LK_E_NOT ? ~a : !a;
+		return 1;
+	case LE_BIN:
+		if (!fold(c, e->a, &a) || !fold(c, e->b, &b))
+			return 0;
+		if ((e->op == LK_E_DIV || e->op == LK_E_MOD) && !b) {
+			cerr(c, e->file, e->line, "division by zero");
+			b = 1;
+		}
+		*v = fold_bin(e->op, a, b);
+		return 1;
+	case LE_COND:
+		if (!fold(c, e->c, &x) || !fold(c, e->a, &a) || !fold(c, e->b, &b))
+			return 0;
+		*v = x ? a : b;
+		return 1;
+	case LE_ALIGN2:
+		if (!fold(c, e->a, &x) || !fold(c, e->b, &a))
+			return 0;
+		*v = align_up(x, a);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* ---- emission ---- */
+
+static void emit(struct cc *c, int code, int flags, uint32_t arg, uint64_t imm)
+{
+	struct lk_op *op;
+
+	if (c->out->nops == c->cap_ops) {
+		c->cap_ops = c->cap_ops ? c->cap_ops * 2 : 256;
+		c->out->ops = xrealloc(c->out->ops, c->cap_ops * sizeof(*op));
+	}
+	op = &c->out->ops[c->out->nops++];
+	op->code = (lk_u16)code;
+	op->flags = (lk_u16)flags;
+	op->arg = arg;
+	op->imm = imm;
+}
+
+/* Pushes and pops tracked so a plan never overflows the boot stack. */
+static void push(struct cc *c, int code, uint32_t arg, uint64_t imm)
+{
+	emit(c, code, 0, arg, imm);
+	if (++c->sp > LK_PLAN_STACK_MAX && !c->sp_err) {
+		c->sp_err = 1;
+		cerr(c, c->file, c->line,
+		     "expression needs more than %d plan stack entries",
+		     LK_PLAN_STACK_MAX);
+	}
+}
+
+static void pop_op(struct cc *c, int code, int pops)
+{
+	emit(c, code, 0, 0, 0);
+	c->sp -= pops;
+}
+
+static void check_align(struct cc *c, const struct ls_expr *a)
+{
+	uint64_t v;
+
+	if (fold(c, a, &v) && !is_pow2(v))
+		cerr(c, a->file, a->line,
+		     "alignment 0x%llx is not a power of two",
+		     (unsigned long long)v);
+}
+
+static void emit_expr(struct cc *c, const struct ls_expr *e);
+
+static void emit_sym(struct cc *c, const struct ls_expr *e)
+{
+	uint32_t i = c->cb->symbol(c->cb->ctx, e->name, 0, 0);
+
+	if (i == UINT32_MAX)
+		cerr(c, e->file, e->line, "symbol '%s' is not defined", e->name);
+	push(c, LK_E_SYM, i, 0);
+}
+
+static void emit_secfn(struct cc *c, const struct ls_expr *e)
+{
+	static const char *const fn[] = { "ADDR", "LOADADDR", "SIZEOF",
+					  "ALIGNOF" };
+	uint32_t i = find_outsec(c, e->name);
+
+	if (i == NO_OUTSEC)
+		cerr(c, e->file, e->line, "%s(%s): no such output section",
+		     fn[e->op - LK_E_ADDR], e->name);
+	push(c, e->op, i, 0);
+}
+
+static void emit_expr(struct cc *c, const struct ls_expr *e)
+{
+	uint64_t v;
+
+	if (fold(c, e, &v)) {
+		if (e->kind == LE_ALIGN2)
+			check_align(c, e->b);
+		push(c, LK_E_CONST, 0, v);
+		return;
+	}
+	switch (e->kind) {
+	case LE_DOT: push(c, LK_E_DOT, 0, 0); return;
+	case LE_SYM: emit_sym(c, e); return;
+	case LE_SECFN: emit_secfn(c, e); return;
+	case LE_ALIGN1:
+		check_align(c, e->a);
+		emit_expr(c, e->a);
+		pop_op(c, LK_E_ALIGN, 0);
+		return;
+	case LE_ALIGN2:
+		check_align(c, e->b);
+		emit_expr(c, e->a);
+		emit_expr(c, e->b);
+		pop_op(c, LK_E_ALIGN2, 1);
+		return;
+	case LE_UN:
+		emit_expr(c, e->a);
+		pop_op(c, e->op, 0);
+		return;
+	case LE_BIN:
+		emit_expr(c, e->a);
+		emit_expr(c, e->b);
+		pop_op(c, e->op, 1);
+		return;
+	case LE_COND:
+		emit_expr(c, e->c);
+		emit_expr(c, e->a);
+		emit_expr(c, e->b);
+		pop_op(c, LK_E_COND, 2);
+		return;
+	default: /* LE_ASSERT below an assignment's top */
+		cerr(c, e->file, e->line,
+		     "unsupported construct 'ASSERT inside an expression'");
+		push(c, LK_E_CONST, 0, 0);
+	}
+}
+
+static void begin_stmt(struct cc *c, const struct ls_stmt *st)
+{
+	c->sp = 0;
+	c->sp_err = 0;
+	c->file = st->file;
+	c->line = st->line;
+}
+
+static void note_assigned(struct cc *c, const char *name)
+{
+	c->assigned = xrealloc(c->assigned,
+			       (c->nassigned + 1) * sizeof(*c->assigned));
+	c->assigned[c->nassigned++] = name;
+}
+
+static void emit_dot_assign(struct cc *c, const struct ls_stmt *st)
+{
+	uint64_t v;
+
+	if (st->provide) {
+		cerr(c, st->file, st->line, "cannot PROVIDE '.'");
+		return;
+	}
+	/* Inside a section GNU ld takes a constant as an offset from the
+	 * section start; refuse rather than silently differ. */
+	if (c->cur != NO_OUTSEC && !st->op && fold(c, st->e, &v)) {
+		cerr(c, st->file, st->line,
+		     "unsupported construct '. = CONSTANT' inside an output section");
+		return;
+	}
+	if (st->op)
+		push(c, LK_E_DOT, 0, 0);
+	emit_expr(c, st->e);
+	if (st->op)
+		pop_op(c, st->op, 1);
+	pop_op(c, LK_S_SET_DOT, 1);
+}
+
+static void emit_assign(struct cc *c, const struct ls_stmt *st)
+{
+	uint32_t i;
+
+	if (!strcmp(st->sym, ".")) {
+		emit_dot_assign(c, st);
+		return;
+	}
+	i = c->cb->symbol(c->cb->ctx, st->sym, 1, st->provide != 0);
+	if (i == UINT32_MAX) {
+		/* PROVIDE of a symbol an object defines or nobody uses. */
+		if (!st->provide)
+			cerr(c, st->file, st->line, "cannot define symbol '%s'",
+			     st->sym);
+		return;
+	}
+	if (st->op)
+		push(c, LK_E_SYM, i, 0);
+	emit_expr(c, st->e);
+	if (st->op)
+		pop_op(c, st->op, 1);
+	emit(c, LK_S_ASSIGN, 0, i, 0);
+	c->sp--;
+	note_assigned(c, st->sym);
+}
+
+static void emit_stmts(struct cc *c, const struct ls_stmt *st);
+
+static void emit_outsec(struct cc *c, const struct ls_stmt *st)
+{
+	const struct ls_outdesc *os = st->os;
+	uint32_t idx = find_outsec(c, os->name);
+	int flags = 0, n = 0;
+
+	if (os->discard || c->os[idx] != os)
+		return; /* discarded, or a duplicate already reported */
+	if (os->vma) {
+		emit_expr(c, os->vma);
+		flags |= LK_SEC_VMA;
+		n++;
+	}
+	if (os->align) {
+		check_align(c, os->align);
+		emit_expr(c, os->align);
+		flags |= LK_SEC_ALIGN;
+		n++;
+	}
+	if (os->lma) {
+		emit_expr(c, os->lma);
+		flags |= LK_SEC_LMA;
+		n++;
+	}
+	emit(c, LK_S_SECTION, flags, idx, 0);
+	c->cur = idx;
+	emit_stmts(c, os->body);
+	emit(c, LK_S_END_SECTION, 0, idx, 0);
+	c->cur = NO_OUTSEC;
+	(void)n;
+}
+
+static void emit_fill(struct cc *c, const struct ls_stmt *st)
+{
+	struct lk_outsec *o = &c->out->outsecs[c->cur];
+	uint64_t v;
+
+	if (!fold(c, st->e, &v) || v > 0xffffffffu) {
+		cerr(c, st->file, st->line, "FILL value must be a 32-bit constant");
+		return;
+	}
+	o->fill = (uint32_t)v;
+	o->fill_len = st->e->kind == LE_NUM && st->e->hex_digits &&
+			      st->e->hex_digits <= 8 ?
+			      (st->e->hex_digits + 1) / 2 : 4;
+}
+
+static void emit_stmt(struct cc *c, const struct ls_stmt *st)
+{
+	begin_stmt(c, st);
+	switch (st->kind) {
+	case LS_ASSIGN: emit_assign(c, st); break;
+	case LS_OUTSEC: emit_outsec(c, st); break;
+	case LS_INPUT: {
+		size_t i;
+
+		for (i = 0; i < c->ndescs && c->descs[i].in != st->in; i++)
+			;
+		if (i < c->ndescs && c->descs[i].slot != LS_DISCARD)
+			emit(c, LK_S_SLOT, 0, c->descs[i].slot, 0);
+		break;
+	}
+	case LS_DATA:
+		emit_expr(c, st->e);
+		emit(c, LK_S_DATA, 0, (uint32_t)st->size, 0);
+		c->st[c->cur].progbits = 1;
+		break;
+	case LS_FILL: emit_fill(c, st); break;
+	case LS_ASSERT:
+		emit_expr(c, st->e);
+		emit(c, LK_S_ASSERT, 0, 0, c->cb->intern(c->cb->ctx, st->msg));
+		break;
+	}
+}
+
+static void emit_stmts(struct cc *c, const struct ls_stmt *st)
+{
+	for (; st; st = st->next)
+		emit_stmt(c, st);
+}
+
+/* ---- pass 3: output section attributes ---- */
+
+static uint32_t phdr_bit(struct cc *c, const struct ls_stmt *st,
+			 const char *name)
+{
+	int i;
+
+	if (!strcmp(name, "NONE"))
+		return 0;
+	for (i = 0; i < c->s->nphdrs; i++)
+		if (!strcmp(c->s->phdrs[i].name, name))
+			return 1u << i;
+	cerr(c, st->file, st->line, "section '%s' assigned to unknown segment '%s'",
+	     st->os->name, name);
+	return 0;
+}
+
+static void finish_outsecs(struct cc *c)
+{
+	const struct ls_stmt *st;
+	uint32_t mask = 0;
+	int k;
+
+	for (st = c->s->stmts; st; st = st->next) {
+		const struct ls_outdesc *os = st->os;
+		uint32_t i;
+		struct lk_outsec *o;
+		struct osstat *s;
+		uint64_t a;
+
+		if (st->kind != LS_OUTSEC || os->discard ||
+		    c->os[i = find_outsec(c, os->name)] != os)
+			continue;
+		o = &c->out->outsecs[i];
+		s = &c->st[i];
+		/* GNU ld: a section without :phdr stays in the previous
+		 * section's segments. */
+		if (os->nphdrs)
+			for (mask = 0, k = 0; k < os->nphdrs; k++)
+				mask |= phdr_bit(c, st, os->phdrs[k]);
+		o->phdr_mask = mask;
+		o->name = c->cb->intern(c->cb->ctx, os->name);
+		o->type = os->noload || !s->progbits ? SHT_NOBITS : SHT_PROGBITS;
+		o->flags = s->flags | SHF_ALLOC;
+		o->align = s->align ? s->align : 1;
+		if (os->align && fold(c, os->align, &a) && is_pow2(a) && a > o->align)
+			o->align = a;
+		if (os->has_fill) {
+			o->fill = (uint32_t)os->fill;
+			o->fill_len = (uint32_t)os->fill_len;
+		}
+		if (c->cb->outsec_flags)
+			o->oflags = c->cb->outsec_flags(c->cb->ctx, os->name);
+	}
+}
+
+void ls_compiled_free(struct ls_compiled *o)
+{
+	free(o->input_slot);
+	free(o->slots);
+	free(o->outsecs);
+	free(o->phdrs);
+	free(o->ops);
+	memset(o, 0, sizeof(*o));
+}
+
+int ls_compile(const struct ls_script *s, const struct ls_input *in,
+	       size_t nin, const struct ls_callbacks *cb,
+	       struct ls_compiled *out)
+{
+	struct cc c = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	c.s = s;
+	c.in = in;
+	c.nin = nin;
+	c.cb = cb;
+	c.out = out;
+	c.cur = NO_OUTSEC;
+	index_outsecs(&c);
+	index_descs(&c);
+	build_phdrs(&c);
+	match_inputs(&c);
+	fill_slots(&c);
+	emit_stmts(&c, s->stmts);
+	finish_outsecs(&c);
+	free(c.os);
+	free(c.descs);
+	free(c.st);
+	free(c.assigned);
+	if (c.errors) {
+		ls_compiled_free(out);
+		return -1;
+	}
+	return 0;
+}
