@@ -32,6 +32,9 @@ void cons_init(void)
 	outb(COM1 + 4, 0x03);
 	vga_row = VGA_ROWS - 1; /* below whatever the BIOS printed */
 	vga_col = 0;
+	/* The BIOS may leave its last line open ("Booting from Hard Disk...");
+	 * our lines must start at column 0 for whoever reads the serial log. */
+	cons_puts("\n");
 }
 
 static void serial_putc(char c)
