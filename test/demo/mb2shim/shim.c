@@ -23,6 +23,7 @@ typedef unsigned long long u64;
 #define PT_LOAD 1
 #define PT_OPENBSD_RANDOMIZE 0x65a3dbe6u
 #define SHT_NOBITS 8
+#define SHF_ALLOC 0x2
 
 struct mb1_info {
 	u32 flags, mem_lower, mem_upper, boot_device, cmdline;
@@ -228,8 +229,10 @@ static void shim_elf_tag(const u8 *f, u32 fsize, const struct elf64_ehdr *eh)
 		struct elf64_shdr *sh = (struct elf64_shdr *)(b + 12 + 64 * i);
 
 		/* Non-loaded sections stay inside the module, where QEMU
-		 * put the file: their physical address is the module's. */
-		if (sh->addr == 0 && sh->type != 0 && sh->type != SHT_NOBITS) {
+		 * put the file: their physical address is the module's
+		 * (whatever sh_addr the file had, as GRUB does). */
+		if (!(sh->flags & SHF_ALLOC) && sh->type != 0 &&
+		    sh->type != SHT_NOBITS) {
 			if (sh->offset > fsize || sh->size > fsize - sh->offset)
 				shim_die("kernel section out of bounds");
 			sh->addr = (u32)f + sh->offset;

@@ -16,28 +16,30 @@ static int checks_collect(char *detail, size_t cap)
 {
 	const struct demo_check *const *p;
 	u32 seen = 0;
+	int bad = 0;
 
+	/* Every valid entry is registered even after a problem, so one bad
+	 * entry does not hide the other checks. */
 	for (p = __start_set_demo_checks; p < __stop_set_demo_checks; p++) {
 		const struct demo_check *c = *p;
 
 		if (c->id >= CK_COUNT || checks_by_id[c->id]) {
-			ksnprintf(detail, cap, "entry %s duplicated or bad id",
-				  c->name);
-			return -1;
+			if (!bad++)
+				ksnprintf(detail, cap, "entry %s duplicated or bad id",
+					  c->name);
+			continue;
 		}
-		if (!symtab_in_object(c->owner, (uptr)c->fn)) {
+		if (!symtab_in_object(c->owner, (uptr)c->fn) && !bad++)
 			ksnprintf(detail, cap, "entry %s points outside object %s",
 				  c->name, c->owner);
-			return -1;
-		}
 		checks_by_id[c->id] = c;
 		seen++;
 	}
-	if (seen != CK_COUNT) {
+	if (!bad && seen != CK_COUNT) {
 		ksnprintf(detail, cap, "%u of %u entries", seen, (u32)CK_COUNT);
-		return -1;
+		bad = 1;
 	}
-	return 0;
+	return bad ? -1 : 0;
 }
 
 static int checks_report(const char *name, int (*fn)(char *, size_t))

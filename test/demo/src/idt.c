@@ -25,11 +25,14 @@ void idt_exception(u64 vec, u64 err)
 
 static void idt_init(void)
 {
-	struct {
+	static struct {
 		u16 limit;
 		u64 base;
-	} __attribute__((packed)) desc = { sizeof(idt_gates) - 1, (uptr)idt_gates };
+	} __attribute__((packed)) desc;
 	u32 i;
+
+	desc.limit = sizeof(idt_gates) - 1;
+	desc.base = (uptr)idt_gates;
 
 	for (i = 0; i < 32; i++) {
 		u64 a = isr_table[i];

@@ -7,7 +7,7 @@ DEMO_IDENT(strsa)
 
 const char *strsa_text(void)
 {
-	return "relinked kernels merge identical strings";
+	return "merge me";
 }
 
 static int strsa_check(char *detail, size_t cap)

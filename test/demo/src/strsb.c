@@ -6,5 +6,5 @@ DEMO_IDENT(strsb)
 
 const char *strsb_text(void)
 {
-	return "relinked kernels merge identical strings";
+	return "merge me";
 }
