@@ -392,6 +392,16 @@ static int lk_advance(struct lk_link *L, struct lk_eval *e, lk_u64 to)
 	return 1;
 }
 
+/* Internal growth (chunks, data, alignment) that wraps is an overflow,
+ * not a script moving dot backwards. */
+static int lk_grow(struct lk_link *L, struct lk_eval *e, lk_u64 to)
+{
+	if (to < e->dot)
+		return lk_eval_fail(L, e, "address overflow or section too "
+				    "large:", lk_str(L, L->outsec[e->cur].name));
+	return lk_advance(L, e, to);
+}
+
 static int lk_add_item(struct lk_link *L, struct lk_eval *e, lk_u16 kind,
 		       lk_u32 chunk, lk_u16 width, lk_u64 value)
 {
@@ -403,8 +413,8 @@ static int lk_add_item(struct lk_link *L, struct lk_eval *e, lk_u16 kind,
 	it->kind = kind;
 	it->width = width;
 	it->chunk = chunk;
-	return lk_advance(L, e, e->dot + (kind == LK_ITEM_CHUNK ?
-					  L->chunk_size[chunk] : width));
+	return lk_grow(L, e, e->dot + (kind == LK_ITEM_CHUNK ?
+				       L->chunk_size[chunk] : width));
 }
 
 static int lk_place_slot(struct lk_link *L, struct lk_eval *e, lk_u32 s)
@@ -416,7 +426,7 @@ static int lk_place_slot(struct lk_link *L, struct lk_eval *e, lk_u32 s)
 		c = L->slot_order[sl->first_chunk + i];
 		if (L->chunk[c].flags & LK_CHUNK_MERGE)
 			L->chunk_size[c] = lk_merge_place(L, c);
-		if (!lk_advance(L, e, lk_align_up(e->dot, L->chunk[c].align)))
+		if (!lk_grow(L, e, lk_align_up(e->dot, L->chunk[c].align)))
 			return 0;
 		L->chunk_vma[c] = e->dot;
 		if (!lk_add_item(L, e, LK_ITEM_CHUNK, c, 0, 0))

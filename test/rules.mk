@@ -26,3 +26,4 @@ $(B)/test/unit/freestanding-check: test/unit/freestanding-check.sh $(LINKKIT_FS3
 	chmod +x $@
 
 include test/ldscript/rules.mk
+include test/link/rules.mk

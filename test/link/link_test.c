@@ -1,0 +1,1263 @@
+/*
+ * Tests of the boot-side link: placement, determinism, slot orders, gaps,
+ * plan semantics, fills, merge groups, relocations and their errors, the
+ * ELF view, and payload validation (every error path is a check).
+ */
+#include "pb.h"
+
+int failures;
+
+#define VBASE 0xffffffff81000000ull
+#define PBASE 0x1000000ull
+#define X_TEXT (LK_SHF_ALLOC | LK_SHF_EXECINSTR)
+#define X_DATA (LK_SHF_ALLOC | LK_SHF_WRITE)
+
+/* A small kernel: pinned locore, a gap object, four shuffled objects,
+ * .text (fill 0xcc) at VBASE/AT PBASE, .data, .bss, _end aligned. */
+struct fix {
+	struct pb *b;
+	lk_u32 o_locore, o_gap, o_a, o_b, o_c, o_d;
+	lk_u32 t_text, t_data, t_bss, c_locore, c_gap, c_a, c_b, c_c, c_d,
+		c_adata, c_cdata, c_bbss;
+	lk_u32 y_start, y_afn, y_cvar, y_end, y_etext;
+};
+
+static void fix_plan(struct fix *f)
+{
+	struct pb *b = f->b;
+
+	pb_op(b, LK_E_CONST, 0, 0, VBASE);
+	pb_op(b, LK_E_CONST, 0, 0, PBASE);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA | LK_SEC_LMA, f->t_text, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_S_SECTION, 0, f->t_data, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_S_SECTION, 0, f->t_bss, 0);
+	pb_op(b, LK_S_SLOT, 0, 2, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_E_DOT, 0, 0, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 0x200000);
+	pb_op(b, LK_E_ALIGN2, 0, 0, 0);
+	pb_op(b, LK_S_ASSIGN, 0, f->y_end, 0);
+}
+
+static void fix_make(struct fix *f)
+{
+	struct pb *b = pb_new();
+
+	memset(f, 0, sizeof(*f));
+	f->b = b;
+	f->o_locore = pb_obj(b, "locore.o", 1, 0);
+	f->o_gap = pb_obj(b, "gap", 0, LK_OBJ_GAP);
+	f->o_a = pb_obj(b, "a.o", 0, 0);
+	f->o_b = pb_obj(b, "b.o", 0, 0);
+	f->o_c = pb_obj(b, "c.o", 0, 0);
+	f->o_d = pb_obj(b, "d.o", 0, 0);
+	f->t_text = pb_outsec(b, ".text", LK_SHT_PROGBITS, X_TEXT, 16);
+	f->t_data = pb_outsec(b, ".data", LK_SHT_PROGBITS, X_DATA, 16);
+	f->t_bss = pb_outsec(b, ".bss", LK_SHT_NOBITS, X_DATA, 16);
+	b->outsec[f->t_text].fill = 0xcc;
+	b->outsec[f->t_text].fill_len = 1;
+	pb_slot(b, f->t_text, 0);
+	f->c_locore = pb_chunk(b, f->o_locore, ".text", 16, 16, LK_CHUNK_EXEC, 0);
+	f->c_gap = pb_chunk(b, f->o_gap, ".text.gap", 4096, 16, LK_CHUNK_GAP, 0);
+	b->chunk[f->c_gap].data_off = 0xcc;
+	f->c_a = pb_chunk(b, f->o_a, ".text", 10, 4, LK_CHUNK_EXEC, 0);
+	f->c_b = pb_chunk(b, f->o_b, ".text", 7, 1, LK_CHUNK_EXEC, 0);
+	f->c_c = pb_chunk(b, f->o_c, ".text", 33, 16, LK_CHUNK_EXEC, 0);
+	f->c_d = pb_chunk(b, f->o_d, ".text", 5, 8, LK_CHUNK_EXEC, 0);
+	pb_slot(b, f->t_data, 0);
+	f->c_adata = pb_chunk(b, f->o_a, ".data", 8, 8, LK_CHUNK_WRITE, 0);
+	f->c_cdata = pb_chunk(b, f->o_c, ".data", 16, 8, LK_CHUNK_WRITE, 0);
+	pb_slot(b, f->t_bss, 0);
+	f->c_bbss = pb_chunk(b, f->o_b, ".bss", 100, 16, LK_CHUNK_NOBITS, 0);
+	f->y_start = pb_sym(b, "start", LK_SYM_CHUNK, f->c_locore, 0);
+	f->y_afn = pb_sym(b, "a_fn", LK_SYM_CHUNK, f->c_a, 2);
+	f->y_cvar = pb_sym(b, "c_var", LK_SYM_CHUNK, f->c_cdata, 0);
+	f->y_end = pb_sym(b, "_end", LK_SYM_PLAN, 0, 0);
+	f->y_etext = pb_sym(b, "etext", LK_SYM_OUTSEC_END, f->t_text, 0);
+	b->hdr.entry_sym = f->y_start;
+	b->hdr.protocol = LK_PROTO_MULTIBOOT2;
+	fix_plan(f);
+}
+
+/* a.o's .text: PC32 to c_var and 32S to a_fn; c.o's .data: two 64s. */
+static void fix_relocs(struct fix *f)
+{
+	struct pb *b = f->b;
+
+	b->chunk[f->c_a].reloc_first = b->nrel;
+	pb_reloc(b, f->c_a, 0, LK_R_X86_64_PC32, f->y_cvar, -4);
+	pb_reloc(b, f->c_a, 4, LK_R_X86_64_32S, f->y_afn, 0);
+	pb_reloc(b, f->c_cdata, 0, LK_R_X86_64_64, f->y_start, 0);
+	pb_reloc(b, f->c_cdata, 8, LK_R_X86_64_64, f->y_end, 0);
+}
+
+struct linked {
+	struct lk_link *L;
+	lk_u8 *payload;
+	lk_u8 *img;
+	struct lk_image_info info;
+	int rc;
+};
+
+static void rng_seed(struct lk_rng *r, lk_u32 seed)
+{
+	lk_rng_init(r, &seed, sizeof(seed));
+}
+
+/* open + layout + write; rc holds the first failure. */
+static void do_link(struct pb *b, lk_u32 seed, struct linked *k)
+{
+	struct lk_rng r;
+	lk_u64 size;
+
+	memset(k, 0, sizeof(*k));
+	k->payload = pb_build(b, &size);
+	rng_seed(&r, seed);
+	k->rc = lk_link_open(&th, k->payload, size, "kernel.kit", &k->L);
+	if (k->rc)
+		return;
+	k->rc = lk_link_layout(k->L, &r);
+	if (k->rc)
+		return;
+	lk_link_info(k->L, &k->info);
+	k->img = calloc(1, k->info.load_hi - k->info.load_lo + 1);
+	k->rc = lk_link_write(k->L, k->img, &r);
+}
+
+static void unlink_(struct linked *k)
+{
+	lk_link_close(k->L);
+	free(k->payload);
+	free(k->img);
+	k->L = NULL;
+}
+
+static lk_u8 *at_vma(struct linked *k, lk_u32 outsec, lk_u64 vma)
+{
+	const struct lk_os *o = &k->L->os[outsec];
+
+	return k->img + (vma + (o->lma - o->vma) - k->info.load_lo);
+}
+
+static lk_u32 rd32(const lk_u8 *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (lk_u32)p[3] << 24;
+}
+
+static lk_u64 rd64(const lk_u8 *p)
+{
+	return rd32(p) | (lk_u64)rd32(p + 4) << 32;
+}
+
+static void test_basic(void)
+{
+	struct fix f;
+	struct linked k;
+	const lk_u64 *va;
+	int ok = 1;
+
+	fix_make(&f);
+	fix_relocs(&f);
+	tlog_reset();
+	do_link(f.b, 1, &k);
+	CHECK("basic_links", k.rc == 0, "rc %d, log: %s", k.rc, tlog[0]);
+	if (k.rc)
+		return;
+	va = k.L->chunk_vma;
+	CHECK("basic_pinned_first", va[f.c_locore] == VBASE, "locore at %llx",
+	      va[f.c_locore]);
+	CHECK("basic_gap_after_pinned", va[f.c_gap] == VBASE + 16 &&
+	      k.L->chunk_size[f.c_gap] < 4096 && k.L->chunk_size[f.c_gap] % 16 == 0,
+	      "gap at %llx size %llu", va[f.c_gap], k.L->chunk_size[f.c_gap]);
+	for (lk_u32 c = 0; c < k.L->nchunk; c++)
+		ok &= va[c] % k.L->chunk[c].align == 0;
+	CHECK("basic_aligned", ok, "a chunk is misaligned");
+	CHECK("basic_entry", k.info.entry_vma == VBASE && k.info.entry_lma == PBASE,
+	      "entry %llx/%llx", k.info.entry_vma, k.info.entry_lma);
+	CHECK("basic_load_range", k.info.load_lo == PBASE &&
+	      k.info.load_hi == k.L->os[f.t_bss].lma + k.L->os[f.t_bss].size &&
+	      k.info.noutsecs == 3, "load %llx-%llx n %u", k.info.load_lo,
+	      k.info.load_hi, k.info.noutsecs);
+	CHECK("basic_lma_follows", k.L->os[f.t_data].lma - k.L->os[f.t_data].vma ==
+	      PBASE - VBASE && k.L->os[f.t_data].vma % 16 == 0 &&
+	      k.L->os[f.t_data].vma >= VBASE + k.L->os[f.t_text].size,
+	      ".data vma %llx lma %llx", k.L->os[f.t_data].vma,
+	      k.L->os[f.t_data].lma);
+	lk_u64 end = k.L->sym_val[f.y_end];
+	CHECK("basic_end_aligned", end % 0x200000 == 0 &&
+	      end >= k.L->os[f.t_bss].vma + 100 && end - 0x200000 < k.L->os[f.t_bss].vma + 100,
+	      "_end %llx", end);
+	/* Contents: b.o's .text bytes are 0x40 + its chunk index. */
+	lk_u8 *pb_ = at_vma(&k, f.t_text, va[f.c_b]);
+	CHECK("basic_contents", pb_[0] == 0x40 + f.c_b && pb_[6] == 0x40 + f.c_b,
+	      "b.o bytes %02x", pb_[0]);
+	lk_u8 *pg = at_vma(&k, f.t_text, va[f.c_gap]);
+	ok = 1;
+	for (lk_u64 i = 0; i < k.L->chunk_size[f.c_gap]; i++)
+		ok &= pg[i] == 0xcc;
+	CHECK("basic_gap_filled", ok, "gap bytes not 0xcc");
+	/* Relocations. */
+	lk_u8 *pa = at_vma(&k, f.t_text, va[f.c_a]);
+	lk_i32 pc32 = (lk_i32)rd32(pa);
+	CHECK("reloc_pc32", (lk_u64)((lk_i64)va[f.c_a] + 4 + pc32) ==
+	      va[f.c_cdata], "PC32 %d", pc32);
+	CHECK("reloc_32s", (lk_u64)(lk_i64)(lk_i32)rd32(pa + 4) == va[f.c_a] + 2,
+	      "32S %x", rd32(pa + 4));
+	lk_u8 *pc = at_vma(&k, f.t_data, va[f.c_cdata]);
+	CHECK("reloc_64", rd64(pc) == VBASE && rd64(pc + 8) == end,
+	      "64 %llx %llx", rd64(pc), rd64(pc + 8));
+	unlink_(&k);
+	free(f.b);
+}
+
+static void order_of(struct linked *k, char *buf)
+{
+	buf[0] = 0;
+	for (lk_u32 i = 0; i < k->L->nobj; i++)
+		strcat(buf, k->L->str + k->L->obj[k->L->order[i]].name),
+			strcat(buf, " ");
+}
+
+static void test_determinism(void)
+{
+	struct fix f;
+	struct linked k1, k2;
+	char o1[256], o2[256], seen[24][256];
+	int nseen = 0, same = 1, fixed_prefix = 1;
+
+	fix_make(&f);
+	fix_relocs(&f);
+	tlog_reset();
+	do_link(f.b, 7, &k1);
+	do_link(f.b, 7, &k2);
+	lk_u64 n = k1.info.load_hi - k1.info.load_lo;
+	CHECK("determinism_same_seed", k1.rc == 0 && k2.rc == 0 &&
+	      n == k2.info.load_hi - k2.info.load_lo &&
+	      memcmp(k1.img, k2.img, n) == 0, "images differ");
+	unlink_(&k1);
+	unlink_(&k2);
+	/* 4 shuffled objects: 24 orders; 400 seeds should show them all. */
+	for (lk_u32 s = 0; s < 400; s++) {
+		do_link(f.b, s, &k1);
+		if (k1.rc) {
+			same = 0;
+			break;
+		}
+		order_of(&k1, o1);
+		fixed_prefix &= strncmp(o1, "locore.o gap ", 13) == 0;
+		int found = 0;
+		for (int i = 0; i < nseen; i++)
+			found |= strcmp(seen[i], o1) == 0;
+		if (!found && nseen < 24)
+			strcpy(seen[nseen++], o1);
+		unlink_(&k1);
+	}
+	CHECK("order_pinned_then_gap", fixed_prefix && same, "prefix wrong");
+	CHECK("order_all_permutations", nseen == 24, "%d of 24 orders seen", nseen);
+	(void)o2;
+	free(f.b);
+}
+
+/* One slot holding chunks of objects listed in `objs`. */
+static struct pb *slot_fixture(lk_u32 flags, lk_u32 *first)
+{
+	struct pb *b = pb_new();
+	lk_u32 o[5], t, s;
+
+	o[0] = pb_obj(b, "pin.o", 1, 0);
+	for (int i = 1; i < 5; i++) {
+		char n[16];
+		snprintf(n, sizeof(n), "o%d.o", i);
+		o[i] = pb_obj(b, n, 0, 0);
+	}
+	t = pb_outsec(b, ".init", LK_SHT_PROGBITS, X_TEXT, 8);
+	pb_slot(b, t, flags);
+	*first = b->nchunk;
+	/* Two chunks per object; aligns vary, sort keys descend. */
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j < 2; j++) {
+			lk_u32 c = pb_chunk(b, o[i], j ? ".init.b" : ".init.a",
+					    3, (i + j) % 2 ? 8 : 1, 0, 0);
+			b->chunk[c].sort_key = 100 - c;
+		}
+	s = pb_sym(b, "entry", LK_SYM_CHUNK, *first, 0);
+	b->hdr.entry_sym = s;
+	pb_op(b, LK_E_CONST, 0, 0, 0x100000);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	return b;
+}
+
+/* Chunk indices in address order. */
+static void placed(struct linked *k, lk_u32 *v)
+{
+	for (lk_u32 i = 0; i < k->L->nchunk; i++)
+		v[i] = k->L->slot_order[i];
+}
+
+static void test_slot_orders(void)
+{
+	lk_u32 first, v[10];
+	struct pb *b;
+	struct linked k;
+	int ok = 1, split = 0, pin_ok = 1, by_obj = 1;
+
+	tlog_reset();
+	b = slot_fixture(LK_SLOT_CANONICAL, &first);
+	for (lk_u32 s = 0; s < 20 && ok; s++) {
+		do_link(b, s, &k);
+		placed(&k, v);
+		for (int i = 0; i < 10; i++)
+			ok &= v[i] == first + (lk_u32)i &&
+			      k.L->chunk_vma[v[i]] >= (i ? k.L->chunk_vma[v[i - 1]] : 0);
+		unlink_(&k);
+	}
+	CHECK("slot_canonical", ok, "canonical order changed");
+	free(b);
+	b = slot_fixture(0, &first);
+	for (lk_u32 s = 0; s < 20; s++) {
+		do_link(b, s, &k);
+		placed(&k, v);
+		for (int i = 0; i < 10; i += 2) /* an object's chunks stay together */
+			by_obj &= b->chunk[v[i]].object == b->chunk[v[i + 1]].object &&
+				  v[i] < v[i + 1];
+		pin_ok &= b->chunk[v[0]].object == 0;
+		unlink_(&k);
+	}
+	CHECK("slot_by_object", by_obj && pin_ok, "object grouping broken");
+	free(b);
+	b = slot_fixture(LK_SLOT_SHUFFLE, &first);
+	pin_ok = 1;
+	for (lk_u32 s = 0; s < 30; s++) {
+		do_link(b, s, &k);
+		placed(&k, v);
+		pin_ok &= v[0] == first && v[1] == first + 1;
+		for (int i = 2; i < 10; i += 2)
+			split |= b->chunk[v[i]].object != b->chunk[v[i + 1]].object;
+		unlink_(&k);
+	}
+	CHECK("slot_shuffle_chunks", split && pin_ok, "split %d pin %d", split,
+	      pin_ok);
+	free(b);
+	b = slot_fixture(LK_SLOT_SORT_ALIGN, &first);
+	ok = 1;
+	do_link(b, 3, &k);
+	placed(&k, v);
+	for (int i = 1; i < 10; i++) {
+		lk_u64 pa = b->chunk[v[i - 1]].align, ca = b->chunk[v[i]].align;
+		ok &= pa > ca || (pa == ca &&
+			k.L->obj_pos[b->chunk[v[i - 1]].object] <=
+			k.L->obj_pos[b->chunk[v[i]].object]);
+	}
+	CHECK("slot_sort_align_stable", ok && k.rc == 0, "not sorted");
+	unlink_(&k);
+	free(b);
+	b = slot_fixture(LK_SLOT_SORT_NAME, &first);
+	ok = 1;
+	do_link(b, 3, &k);
+	placed(&k, v);
+	for (int i = 1; i < 10; i++)
+		ok &= b->chunk[v[i - 1]].sort_key < b->chunk[v[i]].sort_key;
+	CHECK("slot_sort_name", ok && k.rc == 0, "not sorted by key");
+	unlink_(&k);
+	free(b);
+}
+
+/* A one-section payload whose plan the test writes. */
+static struct pb *plan_fixture(lk_u32 *t, lk_u32 *c1, lk_u32 *c2)
+{
+	struct pb *b = pb_new();
+	lk_u32 o = pb_obj(b, "x.o", 0, 0);
+
+	*t = pb_outsec(b, ".text", LK_SHT_PROGBITS, X_TEXT, 4);
+	pb_outsec(b, ".data", LK_SHT_PROGBITS, X_DATA, 8);
+	pb_slot(b, *t, LK_SLOT_CANONICAL);
+	*c1 = pb_chunk(b, o, ".text", 3, 1, 0, "\x01\x02\x03");
+	*c2 = pb_chunk(b, o, ".text.b", 4, 4, 0, "\x05\x06\x07\x08");
+	pb_slot(b, 1, 0);
+	pb_chunk(b, o, ".data", 8, 8, 0, 0);
+	b->hdr.entry_sym = pb_sym(b, "entry", LK_SYM_CHUNK, *c1, 0);
+	return b;
+}
+
+static void test_plan_semantics(void)
+{
+	lk_u32 t, c1, c2, s;
+	struct pb *b = plan_fixture(&t, &c1, &c2);
+	struct linked k;
+
+	tlog_reset();
+	b->outsec[t].fill = 0x1234;
+	b->outsec[t].fill_len = 2;
+	s = pb_sym(b, "mid", LK_SYM_PLAN, 0, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 0x2000);          /* . = 0x2000 */
+	pb_op(b, LK_S_SET_DOT, 0, 0, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 0x5000);          /* AT(0x5000) */
+	pb_op(b, LK_S_SECTION, LK_SEC_LMA, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_E_DOT, 0, 0, 0);
+	pb_op(b, LK_S_ASSIGN, 0, s, 0);              /* mid = . */
+	pb_op(b, LK_E_CONST, 0, 0, 0xa1b2);
+	pb_op(b, LK_S_DATA, 0, 2, 0);                /* SHORT(0xa1b2) */
+	pb_op(b, LK_E_DOT, 0, 0, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 5);
+	pb_op(b, LK_E_ADD, 0, 0, 0);
+	pb_op(b, LK_S_SET_DOT, 0, 0, 0);             /* . += 5 (filled) */
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 64);
+	pb_op(b, LK_S_SECTION, LK_SEC_ALIGN, 1, 0);  /* .data ALIGN(64) */
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_E_ADDR, 0, 1, 0);                /* ASSERT(ADDR(.data) > 0) */
+	pb_op(b, LK_E_CONST, 0, 0, 0);
+	pb_op(b, LK_E_GT, 0, 0, 0);
+	pb_op(b, LK_S_ASSERT, 0, 0, pb_str(b, "data placed"));
+	do_link(b, 1, &k);
+	CHECK("plan_links", k.rc == 0, "rc %d: %s", k.rc, tlog[0]);
+	if (k.rc)
+		return;
+	const struct lk_os *o = &k.L->os[t], *d = &k.L->os[1];
+	CHECK("plan_at_lma", o->vma == 0x2000 && o->lma == 0x5000,
+	      "vma %llx lma %llx", o->vma, o->lma);
+	CHECK("plan_chunks", k.L->chunk_vma[c1] == 0x2000 && k.L->chunk_vma[c2] == 0x2004,
+	      "%llx %llx", k.L->chunk_vma[c1], k.L->chunk_vma[c2]);
+	CHECK("plan_assign_dot", k.L->sym_val[s] == 0x2008, "mid %llx",
+	      k.L->sym_val[s]);
+	CHECK("plan_section_size", o->size == 0x2008 + 2 + 5 - 0x2000, "size %llx",
+	      o->size);
+	lk_u8 *p = k.img + (o->lma - k.info.load_lo);
+	CHECK("plan_fill_pattern", p[3] == 0x12 && p[8] == 0xb2 && p[9] == 0xa1 &&
+	      p[10] == 0x12 && p[11] == 0x34 && p[12] == 0x12 && p[14] == 0x12,
+	      "bytes %02x %02x %02x %02x %02x", p[3], p[8], p[9], p[10], p[11]);
+	CHECK("plan_align_and_lma_offset", d->vma % 64 == 0 &&
+	      d->lma - d->vma == 0x3000 && d->align == 64, "data %llx/%llx",
+	      d->vma, d->lma);
+	unlink_(&k);
+	free(b);
+}
+
+/* Each plan error: one error line naming the problem. */
+static void plan_error(const char *name, void (*emit)(struct pb *, lk_u32),
+		       int want_rc, const char *needle)
+{
+	lk_u32 t, c1, c2;
+	struct pb *b = plan_fixture(&t, &c1, &c2);
+	struct linked k;
+
+	tlog_reset();
+	emit(b, t);
+	do_link(b, 1, &k);
+	CHECK(name, k.rc == want_rc && tlog_total == 1 && tlog_has(needle),
+	      "rc %d, %d lines, first: %s", k.rc, tlog_total, tlog[0]);
+	unlink_(&k);
+	free(b);
+}
+
+static void sec_body(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_S_SECTION, 0, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_S_SECTION, 0, 1, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+}
+
+static void e_backwards(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_S_SECTION, 0, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 2);
+	pb_op(b, LK_S_SET_DOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_S_SECTION, 0, 1, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+}
+
+static void e_sym_before(struct pb *b, lk_u32 t)
+{
+	lk_u32 s = pb_sym(b, "later", LK_SYM_PLAN, 0, 0);
+
+	pb_op(b, LK_E_SYM, 0, s, 0);
+	pb_op(b, LK_S_SET_DOT, 0, 0, 0);
+	sec_body(b, t);
+	pb_op(b, LK_E_CONST, 0, 0, 1);
+	pb_op(b, LK_S_ASSIGN, 0, s, 0);
+}
+
+static void e_assert(struct pb *b, lk_u32 t)
+{
+	sec_body(b, t);
+	pb_op(b, LK_E_CONST, 0, 0, 0);
+	pb_op(b, LK_S_ASSERT, 0, 0, pb_str(b, "kernel too big"));
+}
+
+static void e_div0(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_E_CONST, 0, 0, 1);
+	pb_op(b, LK_E_CONST, 0, 0, 0);
+	pb_op(b, LK_E_DIV, 0, 0, 0);
+	pb_op(b, LK_S_SET_DOT, 0, 0, 0);
+	sec_body(b, t);
+}
+
+static void e_sizeof_early(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_E_SIZEOF, 0, 1, 0);
+	pb_op(b, LK_S_SET_DOT, 0, 0, 0);
+	sec_body(b, t);
+}
+
+static void e_underflow(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_E_ADD, 0, 0, 0);
+	sec_body(b, t);
+}
+
+static void e_overflow(struct pb *b, lk_u32 t)
+{
+	for (int i = 0; i < LK_PLAN_STACK_MAX + 1; i++)
+		pb_op(b, LK_E_CONST, 0, 0, 1);
+	sec_body(b, t);
+}
+
+static void e_badop(struct pb *b, lk_u32 t)
+{
+	pb_op(b, 0x77, 0, 0, 0);
+	sec_body(b, t);
+}
+
+static void e_unplaced(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_S_SECTION, 0, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+}
+
+static void e_nested(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_S_SECTION, 0, t, 0);
+	pb_op(b, LK_S_SECTION, 0, 1, 0);
+	sec_body(b, t);
+}
+
+static void e_slot_wrong_sec(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_S_SECTION, 0, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+}
+
+static void e_assign_nonplan(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_E_CONST, 0, 0, 1);
+	pb_op(b, LK_S_ASSIGN, 0, 0, 0);
+	sec_body(b, t);
+}
+
+static void e_overlap(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_E_CONST, 0, 0, 0x1000);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 0x2000);
+	pb_op(b, LK_E_CONST, 0, 0, 0x1004);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA | LK_SEC_LMA, 1, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+}
+
+static void e_wrap(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_E_CONST, 0, 0, 0xfffffffffffffffeull);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_S_SECTION, 0, 1, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+}
+
+static void test_plan_errors(void)
+{
+	plan_error("plan_dot_backwards", e_backwards, LK_ERR_LINK,
+		   "moves the location counter backwards in section '.text'");
+	plan_error("plan_symbol_before_defined", e_sym_before, LK_ERR_LINK,
+		   "symbol used before it is defined: 'later'");
+	plan_error("plan_assert", e_assert, LK_ERR_LINK,
+		   "ASSERT failed: 'kernel too big'");
+	plan_error("plan_div_zero", e_div0, LK_ERR_LINK, "division by zero");
+	plan_error("plan_sizeof_early", e_sizeof_early, LK_ERR_LINK,
+		   "output section used before it is placed: '.data'");
+	plan_error("plan_stack_underflow", e_underflow, LK_ERR_FORMAT,
+		   "plan op 0 (code 0xa, arg 0): stack underflow");
+	plan_error("plan_stack_overflow", e_overflow, LK_ERR_FORMAT,
+		   "plan op 64 (code 0x1, arg 0): stack overflow");
+	plan_error("plan_bad_opcode", e_badop, LK_ERR_FORMAT, "unknown opcode");
+	plan_error("plan_slot_unplaced", e_unplaced, LK_ERR_FORMAT,
+		   "slot 1 (output section .data) is never placed");
+	plan_error("plan_nested_section", e_nested, LK_ERR_FORMAT,
+		   "bad, nested or repeated output section");
+	plan_error("plan_slot_wrong_section", e_slot_wrong_sec, LK_ERR_FORMAT,
+		   "outside its section");
+	plan_error("plan_assign_nonplan", e_assign_nonplan, LK_ERR_FORMAT,
+		   "not a plan symbol");
+	plan_error("plan_lma_overlap", e_overlap, LK_ERR_LINK,
+		   "output sections .text and .data overlap in load memory");
+	plan_error("plan_address_wrap", e_wrap, LK_ERR_LINK,
+		   "address overflow or section too large: '.text'");
+}
+
+static void test_merge(void)
+{
+	struct pb *b = pb_new();
+	lk_u32 op = pb_obj(b, "p.o", 0, 0), oq = pb_obj(b, "q.o", 0, 0);
+	lk_u32 ot = pb_obj(b, "t.o", 1, 0);
+	lk_u32 tx = pb_outsec(b, ".text", LK_SHT_PROGBITS, X_TEXT, 8);
+	lk_u32 ro = pb_outsec(b, ".rodata", LK_SHT_PROGBITS, LK_SHF_ALLOC, 1);
+	lk_u32 ct, cp, cq, yfoo, ylo;
+	const char *pieces[3] = { "foo", "bar", "hello" };
+	int seen_p_first = 0, seen_q_first = 0, ok = 1;
+	struct linked k;
+
+	pb_slot(b, tx, 0);
+	ct = pb_chunk(b, ot, ".text", 16, 8, 0, 0);
+	pb_slot(b, ro, 0);
+	cp = pb_chunk(b, op, ".rodata.str1.1", 0, 1, LK_CHUNK_MERGE, 0);
+	cq = pb_chunk(b, oq, ".rodata.str1.1", 0, 1, LK_CHUNK_MERGE, 0);
+	for (int i = 0; i < 3; i++) {
+		b->mc[i].data_off = b->ndata;
+		b->mc[i].size = strlen(pieces[i]) + 1;
+		memcpy(b->data + b->ndata, pieces[i], b->mc[i].size);
+		b->ndata += b->mc[i].size;
+	}
+	b->nmc = 3;
+	b->mg[0].first_class = 0;
+	b->mg[0].class_count = 3;
+	b->mg[0].total_size = 14;
+	b->nmg = 1;
+	/* p.o lists bar, foo; q.o lists hello, foo. */
+	b->mref[0] = 1, b->mref[1] = 0, b->mref[2] = 2, b->mref[3] = 0;
+	b->nmref = 4;
+	b->chunk[cp].mref_first = 0, b->chunk[cp].mref_count = 2;
+	b->chunk[cq].mref_first = 2, b->chunk[cq].mref_count = 2;
+	yfoo = pb_sym(b, "s_foo", LK_SYM_MERGE, 0, 0);
+	ylo = pb_sym(b, "s_llo", LK_SYM_MERGE, 2, 2);
+	b->hdr.entry_sym = pb_sym(b, "entry", LK_SYM_CHUNK, ct, 0);
+	pb_reloc(b, ct, 0, LK_R_X86_64_64, yfoo, 0);
+	pb_reloc(b, ct, 8, LK_R_X86_64_64, ylo, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 0x400000);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA, tx, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_S_SECTION, 0, ro, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	tlog_reset();
+	for (lk_u32 s = 0; s < 40 && ok; s++) {
+		do_link(b, s, &k);
+		if (k.rc) {
+			ok = 0;
+			break;
+		}
+		lk_u8 *text = at_vma(&k, tx, 0x400000);
+		lk_u64 afoo = rd64(text), allo = rd64(text + 8);
+		int p_first = k.L->obj_pos[op] < k.L->obj_pos[oq];
+		lk_u32 first = p_first ? cp : cq, second = p_first ? cq : cp;
+		ok &= k.L->chunk_size[first] == 14 && k.L->chunk_size[second] == 0;
+		ok &= strcmp((char *)at_vma(&k, ro, afoo), "foo") == 0;
+		ok &= strcmp((char *)at_vma(&k, ro, allo), "llo") == 0;
+		ok &= k.L->os[ro].size == 14;
+		/* First occurrence in placement order decides the offsets. */
+		if (p_first)
+			ok &= k.L->class_off[1] == 0 && k.L->class_off[0] == 4 &&
+			      k.L->class_off[2] == 8, seen_p_first = 1;
+		else
+			ok &= k.L->class_off[2] == 0 && k.L->class_off[0] == 6 &&
+			      k.L->class_off[1] == 10, seen_q_first = 1;
+		unlink_(&k);
+	}
+	CHECK("merge_links", ok, "rc %d: %s", k.rc, tlog[0]);
+	CHECK("merge_both_orders", seen_p_first && seen_q_first, "orders %d %d",
+	      seen_p_first, seen_q_first);
+	b->mg[0].total_size = 15;
+	do_link(b, 1, &k);
+	CHECK("merge_bad_total", k.rc == LK_ERR_FORMAT &&
+	      tlog_has("merge group 0: bad class range 0+3"), "rc %d", k.rc);
+	unlink_(&k);
+	b->mg[0].total_size = 14;
+	b->mref[3] = 7;
+	tlog_reset();
+	do_link(b, 1, &k);
+	CHECK("merge_bad_piece", k.rc == LK_ERR_FORMAT &&
+	      tlog_has("q.o(.rodata.str1.1): bad merge group 0 or piece list 2+2"),
+	      "rc %d: %s", k.rc, tlog[0]);
+	unlink_(&k);
+	free(b);
+}
+
+/* One chunk at 0x1000 with relocations against absolute symbols. */
+struct rcase {
+	lk_u32 type;
+	lk_u64 S;
+	lk_i64 A;
+	int ok;
+};
+
+static void test_reloc_types(void)
+{
+	static const struct rcase rc[] = {
+		{ LK_R_X86_64_64, 0x1122334455667788ull, 0, 1 },
+		{ LK_R_X86_64_PC64, 0x10, 0, 1 },
+		{ LK_R_X86_64_32, 0xfffffff0ull, 0xf, 1 },
+		{ LK_R_X86_64_32, 0xfffffff0ull, 0x10, 0 },
+		{ LK_R_X86_64_32, 0, -1, 0 },
+		{ LK_R_X86_64_32S, 0xffffffff80000000ull, 0, 1 },
+		{ LK_R_X86_64_32S, 0x7fffffff, 0, 1 },
+		{ LK_R_X86_64_32S, 0x80000000, 0, 0 },
+		{ LK_R_X86_64_PC32, 0x1000ull + 0x7fffffff, 0, 1 }, /* P differs */
+		{ LK_R_X86_64_PC32, 0xffffffff00000000ull, 0, 0 },
+		{ LK_R_X86_64_16, 0xffff, 0, 1 },
+		{ LK_R_X86_64_16, 0, -0x8000, 1 },
+		{ LK_R_X86_64_16, 0x10000, 0, 0 },
+		{ LK_R_X86_64_PC16, 0x1000, 0x7fff, 1 },
+		{ LK_R_X86_64_PC16, 0x9000, 0x7fff, 0 },
+		{ LK_R_X86_64_8, 0xff, 0, 1 },
+		{ LK_R_X86_64_8, 0x100, 0, 0 },
+		{ LK_R_X86_64_PC8, 0x1000, 0x88, 1 },
+		{ LK_R_X86_64_PC8, 0x1000, 0x200, 0 },
+	};
+	const int n = sizeof(rc) / sizeof(rc[0]);
+	struct pb *b = pb_new();
+	lk_u32 o = pb_obj(b, "r.o", 0, 0), t, c, nbad = 0, good = 1;
+	lk_u32 sy[32];
+	struct linked k;
+
+	t = pb_outsec(b, ".text", LK_SHT_PROGBITS, X_TEXT, 1);
+	pb_slot(b, t, 0);
+	c = pb_chunk(b, o, ".text", 8 * n, 1, 0, 0);
+	for (int i = 0; i < n; i++) {
+		char nm[16];
+		snprintf(nm, sizeof(nm), "s%d", i);
+		sy[i] = pb_sym(b, nm, LK_SYM_ABS, 0, rc[i].S);
+		pb_reloc(b, c, 8 * i, rc[i].type, sy[i], rc[i].A);
+		nbad += !rc[i].ok;
+	}
+	b->hdr.entry_sym = sy[0];
+	pb_op(b, LK_E_CONST, 0, 0, 0x1000);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	tlog_reset();
+	do_link(b, 1, &k);
+	CHECK("reloc_errors_all_reported", k.rc == LK_ERR_LINK &&
+	      tlog_total == (int)nbad, "rc %d, %d lines for %u bad", k.rc,
+	      tlog_total, nbad);
+	CHECK("reloc_error_text", tlog_has("kernel.kit: r.o(.text+0x38): relocation "
+	      "R_X86_64_32S out of range for symbol 's7' (value 0x80000000)"),
+	      "first line: %s", tlog[0]);
+	for (int i = 0; i < n && k.img; i++) {
+		lk_u64 P = 0x1000 + 8 * i, v = rc[i].S + rc[i].A, got;
+		int w = lk_reloc_width(rc[i].type);
+		if (rc[i].type == LK_R_X86_64_PC64 || rc[i].type == LK_R_X86_64_PC32 ||
+		    rc[i].type == LK_R_X86_64_PC16 || rc[i].type == LK_R_X86_64_PC8)
+			v -= P;
+		if (!rc[i].ok)
+			continue;
+		got = rd64(k.img + 8 * i);
+		if (w < 8)
+			got &= (1ull << (8 * w)) - 1, v &= (1ull << (8 * w)) - 1;
+		good &= got == v;
+		if (got != v)
+			printf("# case %d: got %llx want %llx\n", i, got, v);
+	}
+	CHECK("reloc_values", good && k.img, "wrong values");
+	unlink_(&k);
+	free(b);
+}
+
+static void test_reloc_cap_and_undefined(void)
+{
+	struct pb *b = pb_new();
+	lk_u32 o = pb_obj(b, "r.o", 0, 0), t, c, s, g;
+	struct linked k;
+
+	t = pb_outsec(b, ".text", LK_SHT_PROGBITS, X_TEXT, 1);
+	pb_slot(b, t, 0);
+	c = pb_chunk(b, o, ".text", 4 * 60 + 8, 1, 0, 0);
+	s = pb_sym(b, "far", LK_SYM_ABS, 0, 0x100000000ull);
+	g = pb_sym(b, "ghost", LK_SYM_PLAN, 0, 0);
+	for (int i = 0; i < 60; i++)
+		pb_reloc(b, c, 4 * i, LK_R_X86_64_32, s, 0);
+	pb_reloc(b, c, 240, LK_R_X86_64_64, g, 0);
+	b->hdr.entry_sym = s;
+	pb_op(b, LK_E_CONST, 0, 0, 0x1000);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	tlog_reset();
+	do_link(b, 1, &k);
+	CHECK("reloc_error_cap", k.rc == LK_ERR_LINK && tlog_total == 51 &&
+	      strstr(tlog[50], "11 more relocation errors"),
+	      "%d lines, last %s", tlog_total, tlog[tlog_n - 1]);
+	unlink_(&k);
+	/* Only the undefined one: make the 32s fit. */
+	b->sym[s].value = 0x1000;
+	tlog_reset();
+	do_link(b, 1, &k);
+	CHECK("reloc_undefined", k.rc == LK_ERR_LINK && tlog_total == 1 &&
+	      tlog_has("r.o(.text+0xf0): relocation R_X86_64_64 against undefined "
+		       "symbol 'ghost'"), "%d: %s", tlog_total, tlog[0]);
+	unlink_(&k);
+	free(b);
+}
+
+/* Validation: a mutation of the good fixture gives one clear error. */
+typedef void (*mutator)(struct fix *f, lk_u8 *payload, lk_u64 *size);
+
+static void bad_payload(const char *name, mutator m, const char *needle)
+{
+	struct fix f;
+	struct lk_link *L = NULL;
+	lk_u64 size;
+	lk_u8 *p;
+	int rc;
+
+	fix_make(&f);
+	fix_relocs(&f);
+	p = pb_build(f.b, &size);
+	m(&f, p, &size);
+	tlog_reset();
+	rc = lk_link_open(&th, p, size, "kernel.kit", &L);
+	CHECK(name, rc == LK_ERR_FORMAT && L == NULL && tlog_total == 1 &&
+	      tlog_has(needle), "rc %d, %d lines: %s", rc, tlog_total, tlog[0]);
+	lk_link_close(L);
+	free(p);
+	free(f.b);
+}
+
+#define HDR(p) ((struct lk_payload_header *)(p))
+#define CHUNK(p, i) ((struct lk_chunk *)((p) + HDR(p)->chunks.off) + (i))
+#define SYM(p, i) ((struct lk_symbol *)((p) + HDR(p)->symbols.off) + (i))
+#define REL(p, i) ((struct lk_reloc *)((p) + HDR(p)->relocs.off) + (i))
+
+static void m_trunc(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)p; *s -= 1; }
+static void m_tiny(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)p; *s = 20; }
+static void m_magic(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; p[0] ^= 1; }
+static void m_misalign(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; HDR(p)->chunks.off += 4; }
+static void m_count(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; HDR(p)->objects.count = 0xffffffffu; }
+static void m_maxalign(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; HDR(p)->max_align = 48; }
+static void m_obj(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->object = 99; }
+static void m_slot(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->slot = 1; }
+static void m_align3(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->align = 3; }
+static void m_align_big(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->align = 8192; }
+static void m_huge(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_bbss)->size = 1ull << 40; }
+static void m_dataoff(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->data_off = HDR(p)->data.count - 2; }
+static void m_symref(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; SYM(p, f->y_afn)->ref = 1000; }
+static void m_symkind(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; SYM(p, f->y_afn)->kind = 9; }
+static void m_entry(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; HDR(p)->entry_sym = 77; }
+static void m_reloff(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 1)->offset = 7; }
+static void m_reltype(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 0)->type = 9; }
+static void m_relsym(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 0)->sym = 5000; }
+static void m_relrange(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->reloc_count = 50; }
+static void m_strnul(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; p[HDR(p)->strtab.off + HDR(p)->strtab.count - 1] = 'x'; }
+static void m_name(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->name = 0xfffff; }
+static void m_slotrange(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; ((struct lk_slot *)(p + HDR(p)->slots.off))[2].chunk_count = 5; }
+static void m_fill(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; ((struct lk_outsec *)(p + HDR(p)->outsecs.off))[0].fill_len = 5; }
+static void m_gapfill(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_gap)->data_off = 0x100; }
+static void m_planidx(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; ((struct lk_op *)(p + HDR(p)->plan.off))[3].arg = 40; }
+
+static void test_validation(void)
+{
+	bad_payload("valid_truncated", m_trunc, "data table (offset");
+	bad_payload("valid_tiny", m_tiny, "payload too small");
+	bad_payload("valid_magic", m_magic, "bad payload magic");
+	bad_payload("valid_misaligned_table", m_misalign, "chunks table");
+	bad_payload("valid_huge_count", m_count, "objects table (offset 0x");
+	bad_payload("valid_max_align", m_maxalign, "bad max_align 0x30");
+	bad_payload("valid_chunk_object", m_obj, "chunk 2: bad object 99");
+	bad_payload("valid_chunk_slot", m_slot, "a.o(.text): bad flags");
+	bad_payload("valid_align_not_pow2", m_align3, "align 0x3");
+	bad_payload("valid_align_too_big", m_align_big, "align 0x2000");
+	bad_payload("valid_huge_size", m_huge, "b.o(.bss): bad flags 0x1, size 0x10000000000");
+	bad_payload("valid_data_offset", m_dataoff, "a.o(.text): bad flags");
+	bad_payload("valid_symbol_ref", m_symref, "symbol 'a_fn': bad kind 0, reference 1000");
+	bad_payload("valid_symbol_kind", m_symkind, "symbol 'a_fn': bad kind 9");
+	bad_payload("valid_entry", m_entry, "entry symbol index 77");
+	bad_payload("valid_reloc_offset", m_reloff, "a.o(.text+0x7): bad relocation (type 11");
+	bad_payload("valid_reloc_type", m_reltype, "a.o(.text+0x0): bad relocation (type 9");
+	bad_payload("valid_reloc_symbol", m_relsym, "symbol 5000");
+	bad_payload("valid_reloc_range", m_relrange, "a.o(.text): bad relocation range");
+	bad_payload("valid_strtab_nul", m_strnul, "not NUL-terminated");
+	bad_payload("valid_name_offset", m_name, "chunk 2: name offset 0xfffff");
+	bad_payload("valid_slot_range", m_slotrange, "slot 2: bad outsec");
+	bad_payload("valid_fill_len", m_fill, "output section .text: bad type");
+	bad_payload("valid_gap_fill", m_gapfill, "gap(.text.gap): bad flags");
+	bad_payload("valid_plan_index", m_planidx, "plan op 3");
+}
+
+/* Random corruption never crashes, and every failure says why. */
+static void test_garbage(void)
+{
+	struct fix f;
+	lk_u64 size;
+	lk_u8 *good, *p;
+	int silent = 0, linked = 0;
+	lk_u32 x = 12345;
+
+	fix_make(&f);
+	fix_relocs(&f);
+	good = pb_build(f.b, &size);
+	p = malloc(size);
+	for (int it = 0; it < 3000; it++) {
+		struct lk_link *L = NULL;
+		struct lk_rng r;
+		lk_u64 n = size;
+		int rc, flips;
+
+		memcpy(p, good, size);
+		x = x * 1103515245u + 12345u;
+		flips = 1 + (x >> 16) % 6;
+		for (int i = 0; i < flips; i++) {
+			x = x * 1103515245u + 12345u;
+			lk_u64 at = (x >> 8) % size;
+			x = x * 1103515245u + 12345u;
+			/* Favour the header and tables, where structure lives. */
+			if (i == 0 && (x & 1))
+				at = (x >> 8) % 224;
+			p[at] = (lk_u8)(x >> 16);
+		}
+		if (it % 10 == 0)
+			n = (x >> 4) % size;
+		tlog_reset();
+		rc = lk_link_open(&th, p, n, "fuzz.kit", &L);
+		if (rc == LK_OK) {
+			rng_seed(&r, (lk_u32)it);
+			rc = lk_link_layout(L, &r);
+		}
+		if (rc == LK_OK) {
+			struct lk_image_info in;
+			lk_link_info(L, &in);
+			if (in.load_hi - in.load_lo <= (16u << 20)) {
+				lk_u8 *img = malloc(in.load_hi - in.load_lo + 1);
+				rc = lk_link_write(L, img, &r);
+				free(img);
+				linked += rc == LK_OK;
+			}
+		}
+		silent += rc != LK_OK && tlog_total == 0;
+		lk_link_close(L);
+	}
+	CHECK("garbage_errors_logged", silent == 0, "%d failures without a line",
+	      silent);
+	printf("# garbage: %d of 3000 mutated payloads still linked\n", linked);
+	free(p);
+	free(good);
+	free(f.b);
+}
+
+static void test_elf_view(void)
+{
+	struct fix f;
+	struct linked k;
+	struct lk_elf_view v, v2;
+	lk_u8 *buf;
+	int found = 0;
+
+	fix_make(&f);
+	fix_relocs(&f);
+	/* PHDRS: text for .text, data for .data and .bss. */
+	f.b->phdr[0].name = pb_str(f.b, "text");
+	f.b->phdr[0].type = LK_PT_LOAD;
+	f.b->phdr[1].name = pb_str(f.b, "data");
+	f.b->phdr[1].type = LK_PT_LOAD;
+	f.b->nphdr = 2;
+	f.b->outsec[f.t_text].phdr_mask = 1;
+	f.b->outsec[f.t_data].phdr_mask = 2;
+	f.b->outsec[f.t_bss].phdr_mask = 2;
+	f.b->sym[f.y_afn].bind = LK_STB_LOCAL;
+	tlog_reset();
+	do_link(f.b, 5, &k);
+	if (k.rc) {
+		CHECK("elf_view", 0, "link failed: %s", tlog[0]);
+		return;
+	}
+	lk_link_elf_size(k.L, &v);
+	buf = calloc(1, v.size);
+	CHECK("elf_view_emit", lk_link_elf_emit(k.L, buf, v.size, 0x9000, &v2) == 0 &&
+	      v.shnum == 7 && v.shstrndx == 6 && v2.size == v.size, "shnum %u", v.shnum);
+	struct lk_elf64_shdr *sh = (void *)buf;
+	const char *shstr = (char *)buf + sh[6].sh_offset;
+	struct lk_elf64_sym *sym = (void *)(buf + sh[4].sh_offset);
+	const char *str = (char *)buf + sh[5].sh_offset;
+	CHECK("elf_view_sections", strcmp(shstr + sh[1].sh_name, ".text") == 0 &&
+	      strcmp(shstr + sh[3].sh_name, ".bss") == 0 && sh[3].sh_type == LK_SHT_NOBITS &&
+	      sh[1].sh_addr == VBASE && sh[1].sh_offset == 0 &&
+	      strcmp(shstr + sh[4].sh_name, ".symtab") == 0 &&
+	      sh[4].sh_addr == 0x9000 + sh[4].sh_offset && sh[4].sh_link == 5,
+	      "section headers wrong");
+	lk_u32 nsyms = sh[4].sh_size / sizeof(*sym);
+	CHECK("elf_view_locals_first", nsyms == 6 && sh[4].sh_info == 2 &&
+	      strcmp(str + sym[1].st_name, "a_fn") == 0, "nsyms %u info %u", nsyms,
+	      sh[4].sh_info);
+	for (lk_u32 i = 1; i < nsyms; i++) {
+		if (!strcmp(str + sym[i].st_name, "start"))
+			found += sym[i].st_value == VBASE && sym[i].st_shndx == 1 &&
+				 sym[i].st_info == (LK_STB_GLOBAL << 4);
+		if (!strcmp(str + sym[i].st_name, "_end"))
+			found += sym[i].st_value == k.L->sym_val[f.y_end] &&
+				 sym[i].st_shndx == LK_SHN_ABS;
+		if (!strcmp(str + sym[i].st_name, "etext"))
+			found += sym[i].st_value == VBASE + k.L->os[f.t_text].size;
+	}
+	CHECK("elf_view_symbols", found == 3, "%d of 3 symbols right", found);
+	struct lk_elf64_phdr ph[2];
+	lk_u32 np;
+	int rc = lk_link_phdrs(k.L, ph, sizeof(ph), &np);
+	const struct lk_os *d = &k.L->os[f.t_data], *bs = &k.L->os[f.t_bss];
+	CHECK("phdrs", rc == 0 && np == 2 && ph[0].p_paddr == PBASE &&
+	      ph[0].p_vaddr == VBASE && ph[0].p_flags == (LK_PF_R | LK_PF_X) &&
+	      ph[0].p_filesz == k.L->os[f.t_text].size &&
+	      ph[1].p_paddr == d->lma && ph[1].p_filesz == d->size &&
+	      ph[1].p_memsz == bs->vma + bs->size - d->vma &&
+	      ph[1].p_flags == (LK_PF_R | LK_PF_W) && ph[1].p_offset == d->lma - PBASE,
+	      "phdr values wrong");
+	free(buf);
+	unlink_(&k);
+	free(f.b);
+}
+
+static void test_random_fill(void)
+{
+	struct fix f;
+	struct linked k1, k2;
+	lk_u32 rd;
+
+	fix_make(&f);
+	f.b->outsec[f.t_data].oflags = LK_OUTSEC_RANDOM_FILL;
+	(void)rd;
+	tlog_reset();
+	do_link(f.b, 1, &k1);
+	do_link(f.b, 2, &k2);
+	if (k1.rc || k2.rc) {
+		CHECK("random_fill", 0, "link failed: %s", tlog[0]);
+		return;
+	}
+	lk_u8 *a = at_vma(&k1, f.t_data, k1.L->os[f.t_data].vma);
+	lk_u8 *b = at_vma(&k2, f.t_data, k2.L->os[f.t_data].vma);
+	lk_u64 n = k1.L->os[f.t_data].size;
+	int zeros = 0, pattern = 0;
+	for (lk_u64 i = 0; i < n; i++)
+		zeros += a[i] == 0, pattern += a[i] == 0x40 + f.c_adata;
+	CHECK("random_fill", n == 24 && memcmp(a, b, n) != 0 && zeros < 6 && pattern < 6,
+	      "n %llu zeros %d", n, zeros);
+	unlink_(&k1);
+	unlink_(&k2);
+	free(f.b);
+}
+
+/* A small ELF executable: two PT_LOADs, optional Multiboot2 header. */
+static lk_u8 *make_elf(lk_u64 *size, int mb2)
+{
+	lk_u8 *e = calloc(1, 0x3000);
+	struct lk_elf64_ehdr *h = (void *)e;
+	struct lk_elf64_phdr *p = (void *)(e + 64);
+
+	memcpy(h->e_ident, "\x7f" "ELF", 4);
+	h->e_ident[4] = LK_ELFCLASS64;
+	h->e_ident[5] = LK_ELFDATA2LSB;
+	h->e_type = LK_ET_EXEC;
+	h->e_machine = LK_EM_X86_64;
+	h->e_entry = VBASE + 0x10;
+	h->e_phoff = 64;
+	h->e_phentsize = sizeof(*p);
+	h->e_phnum = 3;
+	p[0].p_type = LK_PT_LOAD;
+	p[0].p_offset = 0x1000;
+	p[0].p_vaddr = VBASE;
+	p[0].p_paddr = PBASE;
+	p[0].p_filesz = 0x800;
+	p[0].p_memsz = 0x800;
+	p[1].p_type = LK_PT_LOAD;
+	p[1].p_offset = 0x2000;
+	p[1].p_vaddr = VBASE + 0x2000;
+	p[1].p_paddr = PBASE + 0x2000;
+	p[1].p_filesz = 0x100;
+	p[1].p_memsz = 0x400;
+	p[2].p_type = 4; /* PT_NOTE: ignored */
+	memset(e + 0x1000, 0xaa, 0x800);
+	memset(e + 0x2000, 0xbb, 0x1000); /* bytes past filesz must not load */
+	if (mb2) {
+		lk_u32 w[4] = { 0xe85250d6u, 0, 16, 0 };
+		w[3] = 0u - (w[0] + w[1] + w[2]);
+		memcpy(e + 0x1008, w, 16);
+	}
+	*size = 0x3000;
+	return e;
+}
+
+static void elf_bad(const char *name, void (*m)(lk_u8 *, lk_u64 *),
+		    const char *needle)
+{
+	lk_u64 size;
+	lk_u8 *e = make_elf(&size, 0);
+	struct lk_elf_image img;
+	int rc;
+
+	m(e, &size);
+	tlog_reset();
+	rc = lk_elf_check(&th, e, size, "FALLBACK.ELF", &img);
+	CHECK(name, rc == LK_ERR_ELF && tlog_total == 1 && tlog_has(needle),
+	      "rc %d: %s", rc, tlog[0]);
+	free(e);
+}
+
+#define PH(e) ((struct lk_elf64_phdr *)((e) + 64))
+static void me_magic(lk_u8 *e, lk_u64 *s) { (void)s; e[1] = 'X'; }
+static void me_small(lk_u8 *e, lk_u64 *s) { (void)e; *s = 40; }
+static void me_phoff(lk_u8 *e, lk_u64 *s) { (void)s; ((struct lk_elf64_ehdr *)e)->e_phoff = 0x2ff0; }
+static void me_filesz(lk_u8 *e, lk_u64 *s) { (void)s; PH(e)[1].p_filesz = 0x500; }
+static void me_offset(lk_u8 *e, lk_u64 *s) { (void)s; PH(e)[1].p_offset = ~0ull - 4; }
+static void me_overlap(lk_u8 *e, lk_u64 *s) { (void)s; PH(e)[1].p_paddr = PBASE + 0x700; }
+static void me_entry(lk_u8 *e, lk_u64 *s) { (void)s; ((struct lk_elf64_ehdr *)e)->e_entry = 5; }
+static void me_class(lk_u8 *e, lk_u64 *s) { (void)s; e[4] = 1; }
+
+static void test_elfload(void)
+{
+	lk_u64 size;
+	lk_u8 *e = make_elf(&size, 1), *dst;
+	struct lk_elf_image img;
+	int rc;
+
+	tlog_reset();
+	rc = lk_elf_check(&th, e, size, "FALLBACK.ELF", &img);
+	CHECK("elf_check", rc == 0 && img.load_lo == PBASE &&
+	      img.load_hi == PBASE + 0x2400 && img.entry_vma == VBASE + 0x10 &&
+	      img.entry_lma == PBASE + 0x10 && img.nload == 2 &&
+	      img.protocol == LK_PROTO_MULTIBOOT2, "rc %d lo %llx hi %llx",
+	      rc, img.load_lo, img.load_hi);
+	dst = malloc(0x2400);
+	memset(dst, 0x77, 0x2400);
+	rc = lk_elf_load(&th, e, size, dst);
+	CHECK("elf_load", rc == 0 && dst[0] == 0xaa && dst[0x7ff] == 0xaa &&
+	      dst[0x800] == 0 && dst[0x1fff] == 0 && dst[0x2000] == 0xbb &&
+	      dst[0x20ff] == 0xbb && dst[0x2100] == 0 && dst[0x23ff] == 0,
+	      "bytes wrong");
+	free(dst);
+	free(e);
+	e = make_elf(&size, 0);
+	rc = lk_elf_check(&th, e, size, "FALLBACK.ELF", &img);
+	CHECK("elf_protocol_none", rc == 0 && img.protocol == LK_PROTO_NONE,
+	      "protocol %u", img.protocol);
+	free(e);
+	elf_bad("elf_bad_magic", me_magic, "FALLBACK.ELF: not an x86-64 ELF");
+	elf_bad("elf_too_small", me_small, "too small");
+	elf_bad("elf_bad_class", me_class, "not an x86-64 ELF");
+	elf_bad("elf_phdrs_outside", me_phoff, "valid program headers");
+	elf_bad("elf_filesz_gt_memsz", me_filesz, "PT_LOAD outside the file");
+	elf_bad("elf_offset_wrap", me_offset, "PT_LOAD outside the file");
+	elf_bad("elf_overlap", me_overlap, "overlapping PT_LOAD at physical address (0x1000700)");
+	elf_bad("elf_entry_outside", me_entry, "entry point outside every PT_LOAD (0x5)");
+}
+
+lk_u8 *test_make_kit(const lk_u8 *payload, lk_u64 size, lk_u64 *kit_size);
+
+static int kit_try(lk_u8 *kit, lk_u64 n, lk_u8 *dst, lk_u64 dn)
+{
+	struct lk_kit k;
+	int rc = lk_kit_open(&th, kit, n, "KERNEL.KIT", &k);
+
+	return rc ? rc : lk_kit_inflate(&th, &k, "KERNEL.KIT", dst, dn);
+}
+
+static void test_kit(void)
+{
+	struct fix f;
+	lk_u64 size, ksize;
+	lk_u8 *payload, *kit, *dst;
+	struct lk_kit_header *h;
+	int rc;
+
+	fix_make(&f);
+	fix_relocs(&f);
+	payload = pb_build(f.b, &size);
+	kit = test_make_kit(payload, size, &ksize);
+	h = (void *)kit;
+	dst = calloc(1, size + 64);
+	tlog_reset();
+	rc = kit_try(kit, ksize, dst, size);
+	CHECK("kit_roundtrip", rc == 0 && memcmp(dst, payload, size) == 0,
+	      "rc %d: %s", rc, tlog[0]);
+	struct lk_link *L = NULL;
+	CHECK("kit_payload_opens", lk_link_open(&th, dst, size, "KERNEL.KIT", &L) == 0,
+	      "%s", tlog[0]);
+	lk_link_close(L);
+	tlog_reset();
+	rc = kit_try(kit, ksize - 1, dst, size);
+	CHECK("kit_truncated", rc == LK_ERR_FORMAT && tlog_has("KERNEL.KIT: payload "
+	      "size out of range (truncated kit?)"), "rc %d: %s", rc, tlog[0]);
+	tlog_reset();
+	rc = kit_try(kit, 30, dst, size);
+	CHECK("kit_tiny", rc == LK_ERR_FORMAT && tlog_has("too small"), "rc %d", rc);
+	kit[3] ^= 1;
+	tlog_reset();
+	rc = kit_try(kit, ksize, dst, size);
+	CHECK("kit_magic", rc == LK_ERR_FORMAT && tlog_has("bad magic"), "rc %d", rc);
+	kit[3] ^= 1;
+	h->version = 2;
+	tlog_reset();
+	rc = kit_try(kit, ksize, dst, size);
+	CHECK("kit_version", rc == LK_ERR_UNSUPPORTED && tlog_total == 1, "rc %d", rc);
+	h->version = 1;
+	kit[64 + 20] ^= 0x55;
+	tlog_reset();
+	rc = kit_try(kit, ksize, dst, size);
+	CHECK("kit_hash", rc == LK_ERR_HASH && tlog_has("SHA-256"), "rc %d", rc);
+	lk_sha256(kit + 64, h->payload_zsize, h->payload_sha256);
+	tlog_reset();
+	rc = kit_try(kit, ksize, dst, size);
+	CHECK("kit_corrupt_stream", rc == LK_ERR_INFLATE && tlog_total == 1 &&
+	      tlog_has("KERNEL.KIT: "), "rc %d: %s", rc, tlog[0]);
+	kit[64 + 20] ^= 0x55;
+	lk_sha256(kit + 64, h->payload_zsize, h->payload_sha256);
+	h->payload_size = size + 8;
+	tlog_reset();
+	rc = kit_try(kit, ksize, dst, size + 8);
+	CHECK("kit_short_payload", rc == LK_ERR_INFLATE && tlog_total == 1,
+	      "rc %d: %s", rc, tlog[0]);
+	h->payload_size = size;
+	tlog_reset();
+	rc = kit_try(kit, ksize, dst, size - 1);
+	CHECK("kit_small_buffer", rc == LK_ERR_RANGE && tlog_total == 1, "rc %d", rc);
+	free(dst);
+	free(kit);
+	free(payload);
+	free(f.b);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_basic();
+	test_determinism();
+	test_slot_orders();
+	test_plan_semantics();
+	test_plan_errors();
+	test_merge();
+	test_reloc_types();
+	test_reloc_cap_and_undefined();
+	test_validation();
+	test_elf_view();
+	test_random_fill();
+	test_elfload();
+	test_kit();
+	test_garbage();
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,22 @@
+# test/link: unit tests of the boot-side link (owned by the relinker core work).
+# Built straight from the core's sources with ASan/UBSan, so they do not
+# depend on how linkkit/rules.mk packages the library.
+LINK_TEST_CORE := kit link_open link_layout link_merge reloc_x86_64 link_write \
+  link_elf elfload mem fmt sha256 chacha rng inflate
+LINK_TEST_SRCS := $(addprefix linkkit/,$(addsuffix .c,$(LINK_TEST_CORE))) \
+  test/link/link_test.c test/link/pb.c test/link/kit_test.c
+LINK_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-strict-aliasing \
+  -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
+$(B)/test/link/link_test: $(LINK_TEST_SRCS) $(wildcard linkkit/*.h) test/link/pb.h
+	@mkdir -p $(@D)
+	$(CC) $(LINK_TEST_CFLAGS) -o $@ $(LINK_TEST_SRCS) -lz
+
+# The core as the i386 BIOS stage builds it: must not need libgcc.
+$(B)/test/link/core-i386.o: $(addprefix linkkit/,$(addsuffix .c,kit link_open link_layout link_merge reloc_x86_64 link_write link_elf elfload)) $(wildcard linkkit/*.h)
+	@mkdir -p $(@D)
+	$(CC) -m32 $(FREESTANDING_CFLAGS) -r -o $@ $(filter %.c,$^)
+	@if nm $@ | grep -E ' U __(u?div|u?mod)di3'; then echo "64-bit division in the i386 core" >&2; rm -f $@; exit 1; fi
+
+TESTS += $(B)/test/link/link_test
+ALL += $(B)/test/link/core-i386.o
