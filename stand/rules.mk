@@ -58,3 +58,18 @@ $(SB)/fat_probe: stand/fat_probe.c stand/fat.c stand/fat.h $(LINKKIT_ASAN_LIB)
 $(SB)/test-fat: stand/test-fat.sh $(SB)/fat_probe
 	printf '#!/bin/sh\nexec stand/test-fat.sh %s\n' $(SB)/fat_probe > $@
 	chmod +x $@
+
+# Boot test: scratch kernel (as fallback ELF and as kit) under SeaBIOS.
+ALL += $(SB)/testkern.o $(SB)/testkern.elf $(SB)/test-boot
+TESTS += $(SB)/test-boot
+
+$(SB)/testkern.o: stand/testkern.S
+	@mkdir -p $(@D)
+	$(CC) -c $< -o $@
+
+$(SB)/testkern.elf: $(SB)/testkern.o stand/testkern.ld
+	ld -m elf_x86_64 -T stand/testkern.ld -o $@ $<
+
+$(SB)/test-boot: stand/test-boot.sh $(SB)/testkern.elf
+	printf '#!/bin/sh\nexec stand/test-boot.sh %s\n' $(B) > $@
+	chmod +x $@

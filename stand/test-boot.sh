@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Boot test of the BIOS stage under SeaBIOS (QEMU, TCG): a scratch
+# Multiboot2 kernel as a kit (relinked path) and as the fallback ELF;
+# broken kits must give exactly one `fallback:` line and still boot; a
+# missing fallback must print why and halt; a bad MBR field must print
+# the MBR's error. Boots the demo kit too when test/demo has built one.
+set -u
+B=${1:?usage: test-boot.sh BUILD_DIR}
+T=$(mktemp -d /tmp/stand-boot.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+MKIMAGE=tools/mkimage.sh
+LINKKIT=$B/tools/linkkit
+
+ok() { echo "ok $1"; }
+notok() { echo "not ok $1: $2"; }
+
+for f in "$B/stand/mbr.bin" "$B/stand/stage.bin" "$B/stand/testkern.elf" "$LINKKIT" "$MKIMAGE"; do
+	if [ ! -e "$f" ]; then
+		echo "skip stand-boot: $f missing"
+		exit 0
+	fi
+done
+
+# boot IMG MEM SECONDS [QEMU ARGS]: serial log in $T/log, QEMU status in $rc.
+boot() {
+	local img=$1 mem=$2 secs=$3
+	shift 3
+	timeout "$secs" qemu-system-x86_64 -accel tcg -machine q35 -m "$mem" \
+		-display none -serial "file:$T/log" -monitor none \
+		-drive format=raw,file="$img" -net none \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@" </dev/null >/dev/null 2>&1
+	rc=$?
+	tr -d '\r' <"$T/log" >"$T/log.txt"
+}
+
+# image OUT KIT FALLBACK [CFG]
+image() {
+	local cfg=${4:-$T/cfg}
+	rm -f "$1"
+	"$MKIMAGE" create -o "$1" --efi "$T/efi" --kit "$2" --fallback "$3" \
+		--cfg "$cfg" --mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" \
+		>"$T/mkimage.log" 2>&1
+}
+
+has() { grep -q -- "$1" "$T/log.txt"; }
+count() { grep -c -- "$1" "$T/log.txt"; }
+why() { tail -n 3 "$T/log.txt" | tr '\n' '|'; }
+
+echo fake >"$T/efi"
+printf 'cmdline = hello bios\nverbose = 0\n' >"$T/cfg"
+objcopy -O elf64-x86-64 "$B/stand/testkern.o" "$T/k.o"
+printf 'protocol multiboot2\n' >"$T/policy"
+if ! "$LINKKIT" create -o "$T/k.kit" -T stand/testkern.ld -P "$T/policy" "$T/k.o" >"$T/kit.log" 2>&1; then
+	echo "skip stand-boot: linkkit create failed: $(head -n 1 "$T/kit.log")"
+	exit 0
+fi
+FB=$B/stand/testkern.elf
+
+# 1. The relinked path, small and large memory.
+if image "$T/ok.img" "$T/k.kit" "$FB"; then
+	for mem in 64M 3G; do
+		boot "$T/ok.img" $mem 30
+		if [ $rc -eq 33 ] && has '^testkern: loader relinkboot relinked$' &&
+			has '^testkern: cmdline hello bios$' && ! has 'fallback:'; then
+			ok "relinked-$mem"
+		else
+			notok "relinked-$mem" "status $rc: $(why)"
+		fi
+	done
+else
+	notok relinked "mkimage: $(tail -n 1 "$T/mkimage.log")"
+fi
+
+# 2. A kit whose zlib stream is damaged: hash mismatch -> fallback.
+cp "$T/k.kit" "$T/bad.kit"
+printf '\xff\xff\xff\xff' | dd of="$T/bad.kit" bs=1 seek=80 conv=notrunc status=none
+if image "$T/bad.img" "$T/bad.kit" "$FB"; then
+	boot "$T/bad.img" 256 30
+	n=$(count '^relinkboot: fallback: ')
+	if [ $rc -eq 33 ] && [ "$n" -eq 1 ] && has '^relinkboot: fallback: .*KERNEL.KIT' &&
+		has '^testkern: loader relinkboot fallback$'; then
+		ok fallback-bad-kit
+	else
+		notok fallback-bad-kit "status $rc, $n fallback lines: $(why)"
+	fi
+else
+	notok fallback-bad-kit "mkimage: $(tail -n 1 "$T/mkimage.log")"
+fi
+
+# 3. The config names a kit that is not there.
+printf 'kit = \\RELINK\\NONE.KIT\n' >"$T/cfg2"
+if image "$T/nokit.img" "$T/k.kit" "$FB" "$T/cfg2"; then
+	boot "$T/nokit.img" 256 30
+	if [ $rc -eq 33 ] && [ "$(count '^relinkboot: fallback: ')" -eq 1 ] &&
+		has '^relinkboot: fallback: .*NONE.KIT: file not found'; then
+		ok fallback-missing-kit
+	else
+		notok fallback-missing-kit "status $rc: $(why)"
+	fi
+	# 4. ... and a fallback that is not there either: print, then halt.
+	"$MKIMAGE" remove "$T/nokit.img" '\RELINK\FALLBACK.ELF' >/dev/null 2>&1
+	boot "$T/nokit.img" 256 8
+	if [ $rc -eq 124 ] && has '^relinkboot: cannot boot the fallback kernel; halting$'; then
+		ok halt-without-fallback
+	else
+		notok halt-without-fallback "status $rc: $(why)"
+	fi
+else
+	notok fallback-missing-kit "mkimage: $(tail -n 1 "$T/mkimage.log")"
+fi
+
+# 5. The MBR refuses a stage size of zero sectors (u16 at 0x1B4).
+if [ -f "$T/ok.img" ]; then
+	cp "$T/ok.img" "$T/mbr.img"
+	printf '\0\0' | dd of="$T/mbr.img" bs=1 seek=$((0x1b4)) conv=notrunc status=none
+	boot "$T/mbr.img" 256 8
+	has '^relinkboot: mbr: bad stage size' && ok mbr-bad-stage-size ||
+		notok mbr-bad-stage-size "status $rc: $(why)"
+fi
+
+# 6. The demo kernel, relinked twice: both pass, layouts differ.
+if [ -f "$B/demo/kernel.kit" ] && [ -f "$B/demo/fallback.elf" ]; then
+	if image "$T/demo.img" "$B/demo/kernel.kit" "$B/demo/fallback.elf"; then
+		fp=()
+		for i in 1 2; do
+			boot "$T/demo.img" 256 60
+			fp+=("$(sed -n 's/^demo: fingerprint //p' "$T/log.txt")")
+			if [ $rc -eq 33 ] && has '^demo: loader relinked$' && ! has 'fallback:'; then
+				ok "demo-relinked-$i"
+			else
+				notok "demo-relinked-$i" "status $rc: $(why)"
+			fi
+		done
+		[ -n "${fp[0]}" ] && [ "${fp[0]}" != "${fp[1]}" ] && ok demo-layouts-differ ||
+			notok demo-layouts-differ "fingerprints '${fp[0]}' '${fp[1]}'"
+	else
+		notok demo-relinked "mkimage: $(tail -n 1 "$T/mkimage.log")"
+	fi
+else
+	echo "skip demo-relinked: no demo kit built"
+fi
+exit 0

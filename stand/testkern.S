@@ -1,0 +1,65 @@
+/*
+ * Scratch Multiboot2 test kernel for stand/test-boot.sh: checks the
+ * magic in EAX, prints the loader name tag and the command line from the
+ * info at EBX on COM1, then exits QEMU through isa-debug-exit (0x10 =
+ * pass, 0x11 = bad magic). Linked both as the fallback ELF and as a kit.
+ */
+	.section .text
+	.code32
+	.globl start
+start:
+	mov	%eax, %esi
+	mov	$0x90000, %esp
+	cmp	$0x36d76289, %esi
+	jne	bad
+	mov	$msg_ok, %ecx
+	call	puts
+	lea	8(%ebx), %edi           /* first tag */
+1:	mov	(%edi), %eax
+	test	%eax, %eax
+	jz	done
+	mov	$msg_loader, %ecx
+	cmp	$2, %eax
+	je	2f
+	mov	$msg_cmdline, %ecx
+	cmp	$1, %eax
+	jne	3f
+2:	call	puts
+	lea	8(%edi), %ecx
+	call	puts
+	mov	$nl, %ecx
+	call	puts
+3:	mov	4(%edi), %eax           /* tags are 8-byte aligned */
+	add	$7, %eax
+	and	$~7, %eax
+	jz	done
+	add	%eax, %edi
+	jmp	1b
+done:
+	mov	$0x10, %al
+	out	%al, $0xf4
+	hlt
+bad:
+	mov	$msg_bad, %ecx
+	call	puts
+	mov	$0x11, %al
+	out	%al, $0xf4
+	hlt
+
+puts:
+	movb	(%ecx), %al
+	test	%al, %al
+	jz	4f
+	mov	$0x3f8, %dx
+	out	%al, %dx
+	inc	%ecx
+	jmp	puts
+4:	ret
+
+	.section .rodata
+msg_ok:	.asciz "testkern: magic ok\r\n"
+msg_bad: .asciz "testkern: bad magic\r\n"
+msg_loader: .asciz "testkern: loader "
+msg_cmdline: .asciz "testkern: cmdline "
+nl:	.asciz "\r\n"
+	.section .note.GNU-stack, "", @progbits
