@@ -27,3 +27,21 @@ $(B)/test/unit/freestanding-check: test/unit/freestanding-check.sh $(LINKKIT_FS3
 
 include test/ldscript/rules.mk
 include test/link/rules.mk
+
+# The i386 freestanding core objects, run in 32-bit mode against vectors
+# from the 64-bit host build.
+I386_CORE := mem fmt sha256 chacha rng inflate
+$(B)/test/unit/gen_i386_vectors: test/unit/gen_i386_vectors.c test/unit/tap.h $(LINKKIT_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) $< $(LINKKIT_LIB) -lz -o $@
+
+$(B)/test/unit/i386-vectors.bin: $(B)/test/unit/gen_i386_vectors
+	$< $@
+
+$(B)/test/unit/test_i386_core: test/unit/i386_core.c $(I386_CORE:%=$(B)/linkkit/fs32/%.o) $(B)/test/unit/i386-vectors.bin
+	$(CC) -m32 -no-pie $(HOST_CFLAGS) -I linkkit \
+	  -DVECTORS='"$(abspath $(B)/test/unit/i386-vectors.bin)"' \
+	  $< $(I386_CORE:%=$(B)/linkkit/fs32/%.o) -o $@
+
+ALL += $(B)/test/unit/test_i386_core
+TESTS += $(B)/test/unit/test_i386_core
