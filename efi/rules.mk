@@ -1,1 +1,41 @@
 # efi: build rules (owned by the efi work)
+# BOOTX64.EFI: gnu-efi PIC shared object + objcopy to a PE32+ EFI app. The
+# freestanding core (linkkit/*.c) is compiled by path with the EFI flags.
+EFI_INC := -I/usr/include/efi -I/usr/include/efi/x86_64
+EFI_CFLAGS := -std=gnu11 -Os -fpic -ffreestanding -fno-builtin \
+  -fno-stack-protector -fno-strict-aliasing -fshort-wchar -mno-red-zone \
+  -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -Wall -Wextra -Werror
+EFI_LDFLAGS := -nostdlib -znocombreloc -z defs -T /usr/lib/elf_x86_64_efi.lds \
+  -shared -Bsymbolic -L/usr/lib
+EFI_SRCS := $(wildcard efi/*.c)
+EFI_SRCS := $(filter-out efi/test_%.c,$(EFI_SRCS))
+EFI_CORE_SRCS := $(wildcard linkkit/*.c)
+EFI_OBJS := $(patsubst %.c,$(B)/efi/obj/%.o,$(EFI_SRCS) $(EFI_CORE_SRCS)) \
+  $(B)/efi/obj/efi/trampoline.o
+EFI_HDRS := $(wildcard efi/*.h linkkit/*.h)
+
+$(B)/efi/obj/%.o: %.c $(EFI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EFI_CFLAGS) $(EFI_INC) -c $< -o $@
+
+$(B)/efi/obj/efi/trampoline.o: efi/trampoline.S
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+
+$(B)/efi/bootx64.so: $(EFI_OBJS)
+	ld $(EFI_LDFLAGS) /usr/lib/crt0-efi-x86_64.o $(EFI_OBJS) -lefi -lgnuefi -o $@
+
+$(B)/efi/BOOTX64.EFI: $(B)/efi/bootx64.so
+	objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
+	  -j .rela -j '.rel.*' -j '.rela.*' -j .reloc \
+	  --target efi-app-x86_64 --subsystem=10 $< $@
+
+# Host unit test of the shared boot-protocol code (config.c, mb2.c).
+$(B)/efi/test_boot: efi/test_boot.c linkkit/config.c linkkit/mb2.c \
+  linkkit/config.h linkkit/mb2.h $(B)/linkkit/liblinkkit.a
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
+	  efi/test_boot.c linkkit/config.c linkkit/mb2.c $(B)/linkkit/liblinkkit.a -o $@
+
+ALL += $(B)/efi/BOOTX64.EFI
+TESTS += $(B)/efi/test_boot

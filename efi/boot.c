@@ -1,0 +1,333 @@
+/*
+ * BOOTX64.EFI: links the kernel from the kit with a fresh random layout
+ * and boots it; on any failure boots the prelinked fallback kernel after
+ * one `relinkboot: fallback: REASON` line.
+ */
+#include "efiboot.h"
+
+#define EB_CONFIG_PATH "\\EFI\\BOOT\\RELINK.CFG"
+#define EB_4G 0x100000000ull
+
+struct eb_relink {
+	struct lk_link *L;
+	struct lk_rng *rng;
+	lk_u64 t; /* TSC at the start of the current phase */
+};
+
+static void eb_phase(struct eb_state *s, struct eb_relink *r, const char *name)
+{
+	lk_u64 now = eb_rdtsc();
+
+	if (s->cfg.verbose >= 1)
+		eb_print(s, "phase %s %llu cycles", name, now - r->t);
+	r->t = eb_rdtsc();
+}
+
+static void eb_load_config(struct eb_state *s)
+{
+	void *text = LK_NULL;
+	lk_u64 size = 0;
+	EFI_STATUS st;
+
+	lk_config_defaults(&s->cfg);
+	if (eb_read_file(s, EB_CONFIG_PATH, 1, &text, &size, &st)) {
+		eb_print(s, "warning: cannot read %s: %s; using defaults",
+			 EB_CONFIG_PATH, eb_status_str(st));
+		return;
+	}
+	lk_config_parse(&s->host, EB_CONFIG_PATH, text, (lk_size)size, &s->cfg);
+	eb_release_all(s); /* wipes the file copy too (it may hold a seed) */
+	if (s->cfg.verbose >= 2) {
+		s->host.log_level = LK_LOG_DEBUG;
+		eb_print(s, "INSECURE: verbose=2 prints the kernel layout");
+	}
+}
+
+/* The firmware's current memory map in pool memory (freed by the caller
+ * through host.free with *cap). */
+static lk_u8 *eb_get_map(struct eb_state *s, UINTN *size, UINTN *dsz,
+			 lk_size *cap)
+{
+	EFI_BOOT_SERVICES *bs = s->st->BootServices;
+	UINTN key;
+	UINT32 ver;
+	lk_u8 *map;
+
+	*size = 0;
+	if (bs->GetMemoryMap(size, LK_NULL, &key, dsz, &ver) !=
+		    EFI_BUFFER_TOO_SMALL ||
+	    *dsz == 0)
+		return LK_NULL;
+	*size += 8 * *dsz;
+	*cap = *size;
+	map = s->host.alloc(s, *cap);
+	if (map && bs->GetMemoryMap(size, (void *)map, &key, dsz, &ver) !=
+			   EFI_SUCCESS) {
+		s->host.free(s, map, *cap);
+		return LK_NULL;
+	}
+	return map;
+}
+
+/* Boot-services memory is free once ExitBootServices returns, so a kernel
+ * may go there, through a copy made by the trampoline. */
+static int eb_reusable_type(UINT32 type)
+{
+	return type == EfiConventionalMemory ||
+	       type == EfiBootServicesCode || type == EfiBootServicesData;
+}
+
+/*
+ * Checks that [lo, hi) is covered by conventional or boot-services memory
+ * only and reserves its conventional parts so nothing else lands there
+ * before the jump. On failure writes what is in the way to `why`.
+ */
+static int eb_reserve_range(struct eb_state *s, lk_u64 lo, lk_u64 hi,
+			    char *why, lk_size cap)
+{
+	UINTN size, dsz, off;
+	lk_size mcap = 0;
+	lk_u8 *map = eb_get_map(s, &size, &dsz, &mcap);
+	lk_u64 covered = 0;
+	int bad = map == LK_NULL;
+
+	for (off = 0; !bad && off + dsz <= size; off += dsz) {
+		EFI_MEMORY_DESCRIPTOR *d = (void *)(map + off);
+		lk_u64 a = d->PhysicalStart, e = a + (d->NumberOfPages << 12);
+		if (e <= lo || a >= hi)
+			continue;
+		if (!eb_reusable_type(d->Type)) {
+			lk_snprintf(why, cap, " (memory type %u at [0x%llx, 0x%llx))",
+				    d->Type, a, e);
+			bad = 1;
+			break;
+		}
+		a = a < lo ? lo : a;
+		e = e > hi ? hi : e;
+		covered += e - a;
+		if (d->Type == EfiConventionalMemory) {
+			EFI_STATUS st;
+			bad = !eb_pages_at(s, a, e - a, 0, &st);
+		}
+	}
+	if (!bad && covered != hi - lo) {
+		lk_snprintf(why, cap, " (not all of it is RAM)");
+		bad = 1;
+	}
+	if (map)
+		s->host.free(s, map, mcap);
+	return bad ? -1 : 0;
+}
+
+/*
+ * Pages for [lo, hi) at exactly that physical address; if the firmware
+ * still uses part of it, a staging buffer that the trampoline copies into
+ * place after ExitBootServices.
+ */
+static void *eb_place_kernel(struct eb_state *s, lk_u64 lo, lk_u64 hi)
+{
+	lk_u64 base = lo & ~4095ull, top = (hi + 4095) & ~4095ull;
+	EFI_STATUS st = EFI_INVALID_PARAMETER;
+	lk_u8 *p = LK_NULL;
+	char why[80];
+
+	why[0] = 0;
+	if (hi <= lo || hi > EB_4G) {
+		eb_fail(s, "kernel range [0x%llx, 0x%llx) is not below 4 GiB",
+			lo, hi);
+		return LK_NULL;
+	}
+	p = eb_pages_at(s, base, top - base, 0, &st);
+	if (!p && eb_reserve_range(s, base, top, why, sizeof(why)) == 0) {
+		p = eb_pages(s, top - base, EB_4G, 0);
+		s->copy_src = (lk_u64)(lk_uptr)p;
+		s->copy_dst = base;
+		s->copy_len = p ? top - base : 0;
+	}
+	if (!p) {
+		eb_fail(s, "cannot allocate the kernel at [0x%llx, 0x%llx): %s%s",
+			lo, hi, eb_status_str(st), why);
+		return LK_NULL;
+	}
+	return p + (lo - base);
+}
+
+static void eb_relink_cleanup(struct eb_state *s, void *arg)
+{
+	struct eb_relink *r = arg;
+
+	(void)s;
+	if (r->L)
+		lk_link_close(r->L);
+	r->L = LK_NULL;
+	if (r->rng)
+		lk_rng_wipe(r->rng);
+}
+
+/* The ELF-sections view goes in pages below 4 GiB that the kernel keeps. */
+static int eb_relink_elf_view(struct eb_state *s, struct eb_relink *r,
+			      struct eb_kernel *k)
+{
+	struct lk_elf_view v;
+	void *buf;
+
+	if (lk_link_elf_size(r->L, &v))
+		return -1;
+	buf = eb_pages(s, v.size, EB_4G, 0);
+	if (!buf) {
+		eb_fail(s, "cannot allocate %llu bytes for the ELF sections",
+			v.size);
+		return -1;
+	}
+	if (lk_link_elf_emit(r->L, buf, v.size, (lk_u64)(lk_uptr)buf, &v))
+		return -1;
+	k->shdrs = buf;
+	k->shnum = v.shnum;
+	k->shentsize = v.shentsize;
+	k->shstrndx = v.shstrndx;
+	return 0;
+}
+
+static int eb_relink_link(struct eb_state *s, struct eb_relink *r,
+			  const void *payload, lk_u64 psize,
+			  struct eb_kernel *k)
+{
+	const char *name = s->cfg.kit;
+	struct lk_image_info info;
+	void *dst;
+
+	if (lk_link_open(&s->host, payload, psize, name, &r->L) ||
+	    lk_link_layout(r->L, r->rng))
+		return -1;
+	lk_link_info(r->L, &info);
+	eb_phase(s, r, "layout");
+	if (s->cfg.verbose >= 2)
+		lk_link_dump_layout(r->L, LK_LOG_DEBUG);
+	dst = eb_place_kernel(s, info.load_lo, info.load_hi);
+	if (!dst || lk_link_write(r->L, dst, r->rng))
+		return -1;
+	eb_phase(s, r, "write");
+	k->entry = info.entry_lma;
+	k->load_lo = info.load_lo;
+	k->load_hi = info.load_hi;
+	k->protocol = info.protocol;
+	k->loader_name = "relinkboot relinked";
+	return eb_relink_elf_view(s, r, k);
+}
+
+static void eb_try_relink(struct eb_state *s)
+{
+	struct eb_relink r = { LK_NULL, LK_NULL, eb_rdtsc() };
+	struct eb_kernel k;
+	struct lk_kit kit;
+	void *data = LK_NULL, *payload;
+	lk_u64 size = 0;
+	EFI_STATUS st;
+
+	lk_memset(&k, 0, sizeof(k));
+	if (eb_read_file(s, s->cfg.kit, 1, &data, &size, &st)) {
+		eb_fail(s, "cannot open %s: %s", s->cfg.kit, eb_status_str(st));
+		return;
+	}
+	eb_phase(s, &r, "read");
+	if (lk_kit_open(&s->host, data, size, s->cfg.kit, &kit))
+		return;
+	eb_phase(s, &r, "verify");
+	r.rng = eb_pages(s, sizeof(*r.rng), 0, 1);
+	payload = eb_pages(s, kit.payload_size, 0, 1);
+	if (!r.rng || !payload) {
+		eb_fail(s, "%s: cannot allocate %llu bytes for the payload",
+			s->cfg.kit, kit.payload_size);
+		return;
+	}
+	eb_entropy_seed(s, r.rng);
+	eb_phase(s, &r, "entropy");
+	if (lk_kit_inflate(&s->host, &kit, s->cfg.kit, payload,
+			   kit.payload_size))
+		return;
+	eb_phase(s, &r, "inflate");
+	if (eb_relink_link(s, &r, payload, kit.payload_size, &k) == 0)
+		eb_handoff(s, &k, eb_relink_cleanup, &r);
+	eb_relink_cleanup(s, &r);
+	if (!s->reason[0])
+		eb_fail(s, "%s: link failed", s->cfg.kit);
+}
+
+static int eb_fallback_elf_view(struct eb_state *s, const void *elf,
+				lk_u64 size, struct eb_kernel *k)
+{
+	lk_u64 used = 0;
+	void *buf;
+
+	if (lk_mb2_elf_view_from_file(elf, size, LK_NULL, 0, 0, &k->shnum,
+				      &k->shentsize, &k->shstrndx, &used))
+		return 0; /* no section headers: boot without the tag */
+	buf = eb_pages(s, used, EB_4G, 0);
+	if (!buf || lk_mb2_elf_view_from_file(elf, size, buf, used,
+					      (lk_u64)(lk_uptr)buf, &k->shnum,
+					      &k->shentsize, &k->shstrndx,
+					      &used)) {
+		eb_fail(s, "cannot place the ELF sections of %s",
+			s->cfg.fallback);
+		return -1;
+	}
+	k->shdrs = buf;
+	return 0;
+}
+
+static void eb_try_fallback(struct eb_state *s)
+{
+	struct lk_elf_image img;
+	struct eb_kernel k;
+	void *elf = LK_NULL, *dst;
+	lk_u64 size = 0;
+	EFI_STATUS st;
+
+	lk_memset(&k, 0, sizeof(k));
+	if (eb_read_file(s, s->cfg.fallback, 0, &elf, &size, &st)) {
+		eb_fail(s, "cannot open %s: %s", s->cfg.fallback,
+			eb_status_str(st));
+		return;
+	}
+	if (lk_elf_check(&s->host, elf, size, s->cfg.fallback, &img))
+		return;
+	dst = eb_place_kernel(s, img.load_lo, img.load_hi);
+	if (!dst || lk_elf_load(&s->host, elf, size, dst))
+		return;
+	if (eb_fallback_elf_view(s, elf, size, &k))
+		return;
+	k.entry = img.entry_lma;
+	k.load_lo = img.load_lo;
+	k.load_hi = img.load_hi;
+	k.protocol = img.protocol ? img.protocol : s->cfg.protocol;
+	k.loader_name = "relinkboot fallback";
+	eb_handoff(s, &k, LK_NULL, LK_NULL);
+}
+
+/* Static, not on the stack: it must outlive the stack wipe's reach and
+ * is wiped explicitly (the config) before the jump. */
+static struct eb_state eb_s;
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
+{
+	struct eb_state *s = &eb_s;
+
+	s->image = image;
+	s->st = st;
+	s->stack_hi = (lk_u64)(lk_uptr)__builtin_frame_address(0);
+	eb_host_init(s);
+	st->BootServices->SetWatchdogTimer(0, 0, 0, LK_NULL);
+	if (eb_open_root(s))
+		return EFI_LOAD_ERROR;
+	eb_load_config(s);
+	s->quiet_errors = 1;
+	eb_try_relink(s);
+	eb_print(s, "fallback: %s", s->reason);
+	eb_release_all(s);
+	s->reason[0] = 0;
+	eb_try_fallback(s);
+	eb_release_all(s);
+	eb_print(s, "fallback failed: %s", s->reason);
+	lk_config_wipe(&s->cfg);
+	return EFI_LOAD_ERROR;
+}

@@ -1,0 +1,253 @@
+/*
+ * The lk_host the core runs on inside UEFI: pool memory, console lines,
+ * RDRAND entropy. Errors are collected as the fallback reason rather than
+ * printed, so a failed boot prints exactly one `fallback:` line.
+ */
+#include "efiboot.h"
+
+lk_u64 eb_rdtsc(void)
+{
+	lk_u32 lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (lk_u64)hi << 32 | lo;
+}
+
+/* Console output: ASCII line to CHAR16, printable characters only. */
+static void eb_out(struct eb_state *s, const char *line)
+{
+	CHAR16 w[300];
+	UINTN i, o = 0;
+
+	if (s->boot_services_gone)
+		return;
+	for (i = 0; line[i] && o + 3 < sizeof(w) / sizeof(w[0]); i++) {
+		char c = line[i];
+		w[o++] = (c >= 0x20 && c < 0x7f) ? (CHAR16)c : '?';
+	}
+	w[o++] = '\r';
+	w[o++] = '\n';
+	w[o] = 0;
+	s->st->ConOut->OutputString(s->st->ConOut, w);
+}
+
+static void eb_vprint(struct eb_state *s, const char *prefix,
+		      const char *fmt, __builtin_va_list ap)
+{
+	char msg[260], line[300];
+
+	lk_vsnprintf(msg, sizeof(msg), fmt, ap);
+	lk_snprintf(line, sizeof(line), "relinkboot: %s%s", prefix, msg);
+	eb_out(s, line);
+}
+
+void eb_print(struct eb_state *s, const char *fmt, ...)
+{
+	__builtin_va_list ap;
+
+	__builtin_va_start(ap, fmt);
+	eb_vprint(s, "", fmt, ap);
+	__builtin_va_end(ap);
+}
+
+/* Records the fallback reason (the first one wins: it is the cause). */
+void eb_fail(struct eb_state *s, const char *fmt, ...)
+{
+	__builtin_va_list ap;
+
+	if (s->reason[0])
+		return;
+	__builtin_va_start(ap, fmt);
+	lk_vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
+	__builtin_va_end(ap);
+}
+
+static void eb_log(void *ctx, int level, const char *line)
+{
+	struct eb_state *s = ctx;
+
+	if (level == LK_LOG_ERROR && s->quiet_errors) {
+		if (!s->reason[0])
+			eb_fail(s, "%s", line);
+		else if (s->cfg.verbose)
+			eb_print(s, "error: %s", line);
+		return;
+	}
+	if (level == LK_LOG_ERROR)
+		eb_print(s, "error: %s", line);
+	else if (level == LK_LOG_WARN)
+		eb_print(s, "warning: %s", line);
+	else
+		eb_print(s, "%s", line);
+}
+
+struct eb_pool_hdr {
+	void *orig;
+	lk_size size;
+};
+
+/* Pool memory is only 8-aligned; the core wants 16, so over-allocate. */
+static void *eb_alloc(void *ctx, lk_size size)
+{
+	struct eb_state *s = ctx;
+	lk_size total = size + 16 + sizeof(struct eb_pool_hdr);
+	void *p = LK_NULL;
+	lk_uptr a;
+	struct eb_pool_hdr *h;
+
+	if (s->boot_services_gone || total < size)
+		return LK_NULL;
+	if (s->st->BootServices->AllocatePool(EfiLoaderData, total, &p) !=
+	    EFI_SUCCESS)
+		return LK_NULL;
+	lk_memset(p, 0, total);
+	a = ((lk_uptr)p + sizeof(*h) + 15) & ~(lk_uptr)15;
+	h = (struct eb_pool_hdr *)a - 1;
+	h->orig = p;
+	h->size = total;
+	return (void *)a;
+}
+
+static void eb_free(void *ctx, void *ptr, lk_size size)
+{
+	struct eb_state *s = ctx;
+	struct eb_pool_hdr *h;
+	void *orig;
+
+	(void)size;
+	if (!ptr)
+		return;
+	h = (struct eb_pool_hdr *)ptr - 1;
+	orig = h->orig;
+	lk_wipe(orig, h->size);
+	/* After ExitBootServices the pool is gone: wiping is all we can do. */
+	if (!s->boot_services_gone)
+		s->st->BootServices->FreePool(orig);
+}
+
+static int eb_has_rdrand(void)
+{
+	lk_u32 a, b, c, d;
+
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+			 : "a"(1), "c"(0));
+	return (c >> 30) & 1;
+}
+
+static lk_size eb_entropy_cb(void *ctx, void *buf, lk_size len)
+{
+	lk_u8 *p = buf;
+	lk_size i, good = 0;
+
+	(void)ctx;
+	for (i = 0; i < len; i++) {
+		unsigned long long v = eb_rdtsc();
+		unsigned char ok = 0;
+		int tries;
+		for (tries = 0; eb_has_rdrand() && !ok && tries < 10; tries++)
+			__asm__ volatile("rdrand %0; setc %1"
+					 : "=r"(v), "=qm"(ok));
+		p[i] = (lk_u8)v;
+		good += ok;
+	}
+	return good;
+}
+
+void eb_host_init(struct eb_state *s)
+{
+	s->host.ctx = s;
+	s->host.alloc = eb_alloc;
+	s->host.free = eb_free;
+	s->host.log = eb_log;
+	s->host.entropy = eb_entropy_cb;
+	s->host.log_level = LK_LOG_WARN;
+}
+
+const char *eb_status_str(EFI_STATUS st)
+{
+	switch (st) {
+	case EFI_NOT_FOUND: return "Not Found";
+	case EFI_OUT_OF_RESOURCES: return "Out of Resources";
+	case EFI_INVALID_PARAMETER: return "Invalid Parameter";
+	case EFI_ACCESS_DENIED: return "Access Denied";
+	case EFI_DEVICE_ERROR: return "Device Error";
+	case EFI_UNSUPPORTED: return "Unsupported";
+	case EFI_BUFFER_TOO_SMALL: return "Buffer Too Small";
+	case EFI_VOLUME_CORRUPTED: return "Volume Corrupted";
+	case EFI_NO_MEDIA: return "No Media";
+	case EFI_MEDIA_CHANGED: return "Media Changed";
+	case EFI_SECURITY_VIOLATION: return "Security Violation";
+	default: return "firmware error";
+	}
+}
+
+static struct eb_region *eb_new_region(struct eb_state *s)
+{
+	if (s->nregions >= EB_MAX_REGIONS)
+		return LK_NULL;
+	return &s->regions[s->nregions];
+}
+
+static void *eb_pages_common(struct eb_state *s, EFI_ALLOCATE_TYPE type,
+			     lk_u64 addr, lk_u64 size, int wipe,
+			     EFI_STATUS *out)
+{
+	struct eb_region *r = eb_new_region(s);
+	UINTN pages = (UINTN)((size + 4095) >> 12);
+	EFI_PHYSICAL_ADDRESS a = addr;
+	EFI_STATUS st = EFI_OUT_OF_RESOURCES;
+
+	if (r && size && size <= 0x100000000000ull)
+		st = s->st->BootServices->AllocatePages(type, EfiLoaderData,
+							pages, &a);
+	if (out)
+		*out = st;
+	if (st != EFI_SUCCESS)
+		return LK_NULL;
+	r->addr = a;
+	r->pages = pages;
+	r->wipe = wipe;
+	s->nregions++;
+	return (void *)(lk_uptr)a;
+}
+
+void *eb_pages(struct eb_state *s, lk_u64 size, lk_u64 max_addr, int wipe)
+{
+	if (max_addr)
+		return eb_pages_common(s, AllocateMaxAddress, max_addr - 1,
+				       size, wipe, LK_NULL);
+	return eb_pages_common(s, AllocateAnyPages, 0, size, wipe, LK_NULL);
+}
+
+void *eb_pages_at(struct eb_state *s, lk_u64 addr, lk_u64 size, int wipe,
+		  EFI_STATUS *st)
+{
+	if (addr & 4095) {
+		*st = EFI_INVALID_PARAMETER;
+		return LK_NULL;
+	}
+	return eb_pages_common(s, AllocateAddress, addr, size, wipe, st);
+}
+
+void eb_wipe_secret_regions(struct eb_state *s)
+{
+	UINTN i;
+
+	for (i = 0; i < s->nregions; i++)
+		if (s->regions[i].wipe)
+			lk_wipe((void *)(lk_uptr)s->regions[i].addr,
+				(lk_size)s->regions[i].pages << 12);
+}
+
+void eb_release_all(struct eb_state *s)
+{
+	UINTN i;
+
+	for (i = 0; i < s->nregions; i++) {
+		struct eb_region *r = &s->regions[i];
+		lk_wipe((void *)(lk_uptr)r->addr, (lk_size)r->pages << 12);
+		s->st->BootServices->FreePages(r->addr, r->pages);
+	}
+	s->nregions = 0;
+	s->copy_src = s->copy_dst = s->copy_len = 0;
+}

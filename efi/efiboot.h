@@ -1,0 +1,89 @@
+/*
+ * Internal interface of the UEFI boot stage (efi/). One boot state struct
+ * is passed around; everything secret lives in memory it records, so the
+ * final wipe can find it.
+ */
+#ifndef EFIBOOT_H
+#define EFIBOOT_H
+
+#include <efi.h>
+#include <efilib.h>
+
+#include "../linkkit/config.h"
+#include "../linkkit/linkkit.h"
+#include "../linkkit/mb2.h"
+
+#define EB_REASON_MAX 240
+#define EB_MAX_REGIONS 64
+
+/* A page allocation we own: wiped before the jump, freed on failure. */
+struct eb_region {
+	EFI_PHYSICAL_ADDRESS addr;
+	UINTN pages;
+	int wipe; /* holds secrets (kit, payload, seed): wipe before the jump */
+};
+
+struct eb_state {
+	EFI_HANDLE image;
+	EFI_SYSTEM_TABLE *st;
+	EFI_FILE_HANDLE root;
+	struct lk_host host;
+	struct lk_config cfg;
+	char reason[EB_REASON_MAX]; /* first error line: the fallback reason */
+	int boot_services_gone;
+	int quiet_errors; /* collect errors as the reason instead of printing */
+	struct eb_region regions[EB_MAX_REGIONS];
+	UINTN nregions;
+	lk_u64 stack_hi; /* efi_main's frame: the stack wipe starts below it */
+	/* Staged kernel: the trampoline copies it into place once the
+	 * firmware has let go of that memory, then wipes the staging copy. */
+	lk_u64 copy_src, copy_dst, copy_len;
+};
+
+/* efi_host.c */
+void eb_host_init(struct eb_state *s);
+void eb_print(struct eb_state *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void eb_fail(struct eb_state *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+const char *eb_status_str(EFI_STATUS st);
+lk_u64 eb_rdtsc(void);
+/* Pages anywhere (max_addr 0) or below max_addr, or exactly at *addr
+ * with exact != 0. Records the region; returns LK_NULL on failure. */
+void *eb_pages(struct eb_state *s, lk_u64 size, lk_u64 max_addr, int wipe);
+void *eb_pages_at(struct eb_state *s, lk_u64 addr, lk_u64 size, int wipe,
+		  EFI_STATUS *st);
+/* Wipes (if marked) and frees every recorded region. */
+void eb_release_all(struct eb_state *s);
+/* Wipes every region marked as secret (usable after ExitBootServices). */
+void eb_wipe_secret_regions(struct eb_state *s);
+
+/* efi_file.c: whole-file read from the boot volume into fresh pages. */
+int eb_open_root(struct eb_state *s);
+int eb_read_file(struct eb_state *s, const char *path, int wipe, void **data,
+		 lk_u64 *size, EFI_STATUS *err);
+
+/* entropy.c: gathers every available source into the generator. */
+void eb_entropy_seed(struct eb_state *s, struct lk_rng *rng);
+
+/* handoff.c */
+struct eb_kernel {
+	lk_u64 entry;     /* physical entry address */
+	lk_u64 load_lo, load_hi;
+	const char *loader_name;
+	/* ELF-sections view: section headers at shdrs (in pages we keep). */
+	const void *shdrs;
+	lk_u32 shnum, shentsize, shstrndx;
+	lk_u32 protocol;
+};
+/* Builds the Multiboot2 info, exits boot services, wipes, jumps. Returns
+ * only on failure before ExitBootServices (reason set). `cleanup` runs
+ * after ExitBootServices to wipe what the caller still holds. */
+void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
+		void (*cleanup)(struct eb_state *s, void *arg), void *arg);
+
+/* trampoline.S */
+extern const lk_u8 eb_tramp_start[], eb_tramp_end[];
+/* Offsets inside the trampoline blob (see trampoline.S). */
+#define EB_TRAMP_ENTRY_OFF 0 /* 64-bit entry: (blob, wipe_lo, wipe_len) */
+#endif

@@ -1,0 +1,212 @@
+/*
+ * Multiboot2 handoff from UEFI: build the boot information, exit boot
+ * services, wipe every secret, leave long mode and jump. Everything that
+ * needs the firmware (allocations, the ACPI table walk) happens before
+ * GetMemoryMap, so the map key stays valid up to ExitBootServices.
+ */
+#include "efiboot.h"
+
+#define EB_4G 0x100000000ull
+#define EB_STACK_WIPE (64u * 1024) /* UEFI guarantees 128 KiB of stack */
+#define EB_MAP_SLACK 32 /* descriptors the map may grow by meanwhile */
+
+struct eb_tramp_args {
+	lk_u64 wipe_lo, wipe_len;
+	lk_u32 entry, info, magic, pad;
+	lk_u32 copy_src, copy_dst, copy_len, pad2;
+};
+extern struct eb_tramp_args eb_tramp_args;
+
+struct eb_info_bufs {
+	lk_u8 *info;
+	lk_u32 info_cap;
+	EFI_MEMORY_DESCRIPTOR *map;
+	UINTN map_cap;
+	struct lk_mb2_mmap_entry *ents;
+	lk_u32 ents_cap;
+	const void *rsdp_new, *rsdp_old;
+	lk_u32 rsdp_new_len;
+};
+
+static int eb_guid_eq(const EFI_GUID *a, const EFI_GUID *b)
+{
+	return lk_memcmp(a, b, sizeof(*a)) == 0;
+}
+
+static void eb_find_rsdp(struct eb_state *s, struct eb_info_bufs *b)
+{
+	EFI_GUID g2 = ACPI_20_TABLE_GUID, g1 = ACPI_TABLE_GUID;
+	UINTN i;
+
+	for (i = 0; i < s->st->NumberOfTableEntries; i++) {
+		EFI_CONFIGURATION_TABLE *t = &s->st->ConfigurationTable[i];
+		if (!b->rsdp_new && eb_guid_eq(&t->VendorGuid, &g2))
+			b->rsdp_new = t->VendorTable;
+		if (!b->rsdp_old && eb_guid_eq(&t->VendorGuid, &g1))
+			b->rsdp_old = t->VendorTable;
+	}
+	if (b->rsdp_new) {
+		/* The XSDP carries its own length; trust it only within
+		 * sane bounds since a bad firmware table must not crash us. */
+		lk_u32 len;
+		lk_memcpy(&len, (const lk_u8 *)b->rsdp_new + 20, 4);
+		b->rsdp_new_len = (len >= 36 && len <= 1024) ? len : 36;
+	}
+}
+
+/* Sizes the buffers from the current map, with room for it to grow. */
+static int eb_alloc_bufs(struct eb_state *s, const struct eb_kernel *k,
+			 struct eb_info_bufs *b)
+{
+	UINTN size = 0, key, dsz = 0;
+	UINT32 ver;
+	EFI_STATUS st;
+	lk_u64 n;
+
+	st = s->st->BootServices->GetMemoryMap(&size, LK_NULL, &key, &dsz,
+					       &ver);
+	if (st != EFI_BUFFER_TOO_SMALL || dsz < sizeof(EFI_MEMORY_DESCRIPTOR)) {
+		eb_fail(s, "GetMemoryMap: %s", eb_status_str(st));
+		return -1;
+	}
+	b->map_cap = size + EB_MAP_SLACK * dsz;
+	n = b->map_cap / dsz;
+	b->ents_cap = (lk_u32)n;
+	b->info_cap = (lk_u32)(8192 + LK_CFG_CMDLINE_MAX + b->map_cap +
+			       n * sizeof(struct lk_mb2_mmap_entry) +
+			       (lk_u64)k->shnum * k->shentsize);
+	b->map = eb_pages(s, b->map_cap, 0, 0);
+	b->ents = eb_pages(s, n * sizeof(*b->ents), 0, 0);
+	b->info = eb_pages(s, b->info_cap, EB_4G, 0);
+	if (!b->map || !b->ents || !b->info) {
+		eb_fail(s, "cannot allocate the boot information");
+		return -1;
+	}
+	return 0;
+}
+
+static lk_u32 eb_convert_map(const struct eb_info_bufs *b, UINTN size,
+			     UINTN dsz)
+{
+	lk_u32 n = 0;
+	UINTN off;
+
+	for (off = 0; off + dsz <= size && n < b->ents_cap; off += dsz) {
+		const EFI_MEMORY_DESCRIPTOR *d =
+			(const void *)((const lk_u8 *)b->map + off);
+		b->ents[n].addr = d->PhysicalStart;
+		b->ents[n].len = d->NumberOfPages << 12;
+		b->ents[n].type = lk_mb2_type_from_efi(d->Type);
+		b->ents[n].zero = 0;
+		n++;
+	}
+	return lk_mb2_map_normalize(b->ents, n);
+}
+
+/* Pure computation: must not call the firmware (the map key would go). */
+static int eb_build_info(struct eb_state *s, const struct eb_kernel *k,
+			 const struct eb_info_bufs *b, UINTN size, UINTN dsz,
+			 UINT32 ver)
+{
+	struct lk_mb2 m;
+	lk_u32 n = eb_convert_map(b, size, dsz), lo, hi;
+
+	lk_mb2_meminfo_from_map(b->ents, n, &lo, &hi);
+	lk_mb2_begin(&m, b->info, b->info_cap);
+	lk_mb2_cmdline(&m, s->cfg.cmdline);
+	lk_mb2_loader_name(&m, k->loader_name);
+	lk_mb2_basic_meminfo(&m, lo, hi);
+	lk_mb2_mmap(&m, b->ents, n);
+	if (b->rsdp_old)
+		lk_mb2_acpi_rsdp(&m, 0, b->rsdp_old, 20);
+	if (b->rsdp_new)
+		lk_mb2_acpi_rsdp(&m, 1, b->rsdp_new, b->rsdp_new_len);
+	if (k->shdrs)
+		lk_mb2_elf_sections(&m, k->shnum, k->shentsize, k->shstrndx,
+				    k->shdrs);
+	lk_mb2_efi64(&m, (lk_u64)(lk_uptr)s->st);
+	lk_mb2_efi_mmap(&m, (lk_u32)dsz, ver, b->map, (lk_u32)size);
+	if (k->load_lo < EB_4G)
+		lk_mb2_load_base(&m, (lk_u32)k->load_lo);
+	return lk_mb2_end(&m);
+}
+
+static int eb_exit_boot_services(struct eb_state *s, const struct eb_kernel *k,
+				 struct eb_info_bufs *b)
+{
+	EFI_STATUS st = EFI_INVALID_PARAMETER;
+	int tries;
+
+	/* A retry is normal: an event may allocate between the two calls. */
+	for (tries = 0; tries < 8 && st == EFI_INVALID_PARAMETER; tries++) {
+		UINTN size = b->map_cap, key = 0, dsz = 0;
+		UINT32 ver = 0;
+		st = s->st->BootServices->GetMemoryMap(&size, b->map, &key,
+						       &dsz, &ver);
+		if (st != EFI_SUCCESS)
+			break;
+		if (eb_build_info(s, k, b, size, dsz, ver)) {
+			eb_fail(s, "boot information does not fit in %u bytes",
+				b->info_cap);
+			return -1;
+		}
+		st = s->st->BootServices->ExitBootServices(s->image, key);
+	}
+	if (st != EFI_SUCCESS) {
+		eb_fail(s, "ExitBootServices: %s", eb_status_str(st));
+		return -1;
+	}
+	s->boot_services_gone = 1;
+	return 0;
+}
+
+void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
+		void (*cleanup)(struct eb_state *s, void *arg), void *arg)
+{
+	struct eb_info_bufs b;
+	lk_size tsize = (lk_size)(eb_tramp_end - eb_tramp_start);
+	lk_u8 *tramp;
+	struct eb_tramp_args *ta;
+	void (*jump)(lk_u8 *base);
+
+	lk_memset(&b, 0, sizeof(b));
+	if (k->protocol != LK_PROTO_MULTIBOOT2 && k->protocol != LK_PROTO_NONE) {
+		eb_fail(s, "kernel protocol %u is not supported by the UEFI "
+			   "stage", k->protocol);
+		return;
+	}
+	if (k->entry >= EB_4G || k->load_hi > EB_4G) {
+		eb_fail(s, "kernel at 0x%llx (entry 0x%llx) is above 4 GiB",
+			k->load_lo, k->entry);
+		return;
+	}
+	tramp = eb_pages(s, tsize, EB_4G, 0);
+	if (!tramp) {
+		eb_fail(s, "cannot allocate the trampoline below 4 GiB");
+		return;
+	}
+	lk_memcpy(tramp, eb_tramp_start, tsize);
+	eb_find_rsdp(s, &b);
+	if (eb_alloc_bufs(s, k, &b) || eb_exit_boot_services(s, k, &b))
+		return;
+
+	/* No firmware from here on. Wipe, then go. */
+	if (cleanup)
+		cleanup(s, arg);
+	eb_wipe_secret_regions(s);
+	lk_config_wipe(&s->cfg);
+	ta = (struct eb_tramp_args *)(tramp + ((const lk_u8 *)&eb_tramp_args -
+					       eb_tramp_start));
+	ta->wipe_lo = s->stack_hi - EB_STACK_WIPE;
+	ta->wipe_len = EB_STACK_WIPE;
+	ta->entry = (lk_u32)k->entry;
+	ta->info = (lk_u32)(lk_uptr)b.info;
+	ta->magic = LK_MB2_BOOT_MAGIC;
+	ta->copy_src = (lk_u32)s->copy_src;
+	ta->copy_dst = (lk_u32)s->copy_dst;
+	ta->copy_len = (lk_u32)s->copy_len;
+	jump = (void (*)(lk_u8 *))(lk_uptr)tramp;
+	jump(tramp);
+	for (;;)
+		__asm__ volatile("hlt");
+}
