@@ -13,8 +13,9 @@
 #     -- ARGS                   extra QEMU arguments
 #
 # Prints one line:  boot: exit=0x10 status=33 seconds=5 disk=unchanged log=FILE
-# (exit= is the isa-debug-exit value, or "timeout", or "none" when QEMU
-# ended without it; disk= only with --copy). The exit status is 0 when the
+# (exit= is the isa-debug-exit value, "timeout", "firmware-gave-up" when
+# OVMF fell back to its shell or SeaBIOS found nothing to boot, or "none"
+# when QEMU ended without any of these; disk= only with --copy). The exit status is 0 when the
 # guest reported pass (0x10), 1 for fail (0x11), 124 for a timeout and 2
 # for anything else. OVMF's variable store is a private copy per run.
 set -uo pipefail
@@ -70,6 +71,8 @@ if [ "$copy" = 1 ]; then
 fi
 args+=(-drive "format=raw,file=$disk")
 
+stopped=0
+stop_re=${BOOT_STOP_RE:-'EFI Internal Shell|UEFI Interactive Shell|No bootable device'}
 : >"$log"
 start=$(date +%s.%N)
 if [ "$console" = 1 ]; then
@@ -80,12 +83,26 @@ if [ "$console" = 1 ]; then
 	status=$?
 else
 	timeout -k 5 "$limit" "$QEMU" "${args[@]}" -nographic -monitor none \
-		-serial "file:$log" "${extra[@]}" </dev/null >"$work/qemu.out" 2>&1
+		-serial "file:$log" "${extra[@]}" </dev/null >"$work/qemu.out" 2>&1 &
+	pid=$!
+	# The firmware giving up (OVMF's shell, SeaBIOS without a boot disk)
+	# means the boot failed: stop now instead of waiting for the timeout.
+	while kill -0 "$pid" 2>/dev/null; do
+		if grep -aEq "$stop_re" "$log"; then
+			stopped=1
+			kill "$pid" 2>/dev/null
+			break
+		fi
+		sleep 0.5
+	done
+	wait "$pid"
 	status=$?
 fi
 secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 
-case $status in
+if [ "$stopped" = 1 ]; then
+	code=firmware-gave-up rc=2
+else case $status in
 124 | 137) code=timeout; rc=124 ;;
 *)
 	if [ $((status & 1)) -eq 1 ] && [ "$status" -gt 1 ]; then
@@ -95,6 +112,7 @@ case $status in
 	fi
 	case $code in 0x10) rc=0 ;; 0x11) rc=1 ;; *) rc=2 ;; esac ;;
 esac
+fi
 line="boot: exit=$code status=$status seconds=$secs"
 if [ "$copy" = 1 ]; then
 	[ "$(sha256sum <"$disk")" = "$before" ] && line+=" disk=unchanged" || line+=" disk=CHANGED"
