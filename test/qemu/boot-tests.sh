@@ -120,7 +120,15 @@ wait
 check_boot() {
 	local name=$1 loader=$2 log=$work/$1.log res
 	res=$(cat "$work/$name.result" 2>/dev/null)
-	case $res in *exit=0x10*) ;; *) echo "boot ended with ${res:-nothing} (see $log)"; return ;; esac
+	case $res in
+	*exit=0x10*) ;;
+	*)
+		# Say where it stopped: the last stage or demo line, if any.
+		local last
+		last=$(clean "$log" | grep -aE 'relinkboot: |demo: (check .*FAIL|FAIL)' | tail -n1)
+		echo "${res%% log=*}${last:+; last: $last} (see $log)"
+		return ;;
+	esac
 	case $res in *disk=unchanged*) ;; *) echo "the boot wrote to its disk: $res"; return ;; esac
 	local c
 	c=$(clean "$log")
