@@ -45,6 +45,13 @@ struct cc {
 	size_t nassigned;
 	uint32_t cur; /* outsec being emitted, NO_OUTSEC outside */
 	int sp, sp_err; /* plan stack depth while emitting one statement */
+	uint8_t *begun, *ended; /* per outsec: S_SECTION / END emitted */
+	const struct ls_stmt **deferred; /* emitted after everything else */
+	size_t ndeferred;
+	const char **late; /* symbols whose assignment was deferred */
+	size_t nlate;
+	int final; /* emitting the deferred statements */
+	const struct ls_outdesc *heading; /* emitting this section's AT() */
 	const char *file;
 	int line;
 };
@@ -388,13 +395,112 @@ static void check_align(struct cc *c, const struct ls_expr *a)
 
 static void emit_expr(struct cc *c, const struct ls_expr *e);
 
+static int in_names(const char **names, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+static const char **add_name(const char **names, size_t *n, const char *name)
+{
+	names = xrealloc(names, (*n + 1) * sizeof(*names));
+	names[(*n)++] = name;
+	return names;
+}
+
+/* What an expression needs that is not known yet at this point of the
+ * plan: sections laid out later, or symbols not assigned so far (object
+ * symbols, or script symbols assigned later or deferred). */
+#define FWD_SECTION 1
+#define FWD_SYMBOL 2
+#define FWD_DOT 4
+static int forward_refs(const struct cc *c, const struct ls_expr *e)
+{
+	uint32_t i;
+
+	if (!e)
+		return 0;
+	switch (e->kind) {
+	case LE_DOT:
+	case LE_ALIGN1:
+		return FWD_DOT | forward_refs(c, e->a);
+	case LE_SECFN:
+		i = find_outsec(c, e->name);
+		if (i == NO_OUTSEC)
+			return 0;
+		return (e->op == LK_E_SIZEOF ? !c->ended[i] : !c->begun[i]) ?
+			       FWD_SECTION : 0;
+	case LE_SYM:
+		return !in_names(c->assigned, c->nassigned, e->name) ||
+				       in_names(c->late, c->nlate, e->name) ?
+			       FWD_SYMBOL : 0;
+	default:
+		return forward_refs(c, e->a) | forward_refs(c, e->b) |
+		       forward_refs(c, e->c);
+	}
+}
+
+/*
+ * GNU ld gives symbols their values from the final layout, so a symbol
+ * assignment may use sections and symbols placed further on. A one-pass
+ * plan gets the same result by moving such an assignment (or ASSERT) to
+ * the end, as long as it does not read `.`.
+ */
+static int defer(struct cc *c, const struct ls_stmt *st)
+{
+	int f;
+
+	if (c->final)
+		return 0;
+	f = forward_refs(c, st->e);
+	if (!(f & (FWD_SECTION | FWD_SYMBOL)) || (f & FWD_DOT))
+		return 0;
+	c->deferred = xrealloc(c->deferred,
+			       (c->ndeferred + 1) * sizeof(*c->deferred));
+	c->deferred[c->ndeferred++] = st;
+	if (st->kind == LS_ASSIGN)
+		c->late = add_name(c->late, &c->nlate, st->sym);
+	return 1;
+}
+
 static void emit_sym(struct cc *c, const struct ls_expr *e)
 {
 	uint32_t i = c->cb->symbol(c->cb->ctx, e->name, 0, 0);
 
 	if (i == UINT32_MAX)
 		cerr(c, e->file, e->line, "symbol '%s' is not defined", e->name);
+	else if (!c->final && in_names(c->late, c->nlate, e->name))
+		cerr(c, e->file, e->line,
+		     "symbol '%s' is used before its value is known", e->name);
 	push(c, LK_E_SYM, i, 0);
+}
+
+/*
+ * ADDR() of a section inside its own AT(): the operands are evaluated
+ * before S_SECTION, so compute the VMA the way the core will: the given
+ * address, else `.` aligned to the section's alignment.
+ */
+static void emit_own_addr(struct cc *c, const struct ls_outdesc *os,
+			  uint32_t idx)
+{
+	const struct ls_outdesc *h = c->heading;
+
+	c->heading = NULL; /* the address expression cannot recurse here */
+	if (os->vma) {
+		emit_expr(c, os->vma);
+	} else {
+		push(c, LK_E_CONST, 0, c->st[idx].align ? c->st[idx].align : 1);
+		if (os->align) {
+			emit_expr(c, os->align);
+			pop_op(c, LK_E_MAX, 1);
+		}
+		pop_op(c, LK_E_ALIGN, 0);
+	}
+	c->heading = h;
 }
 
 static void emit_secfn(struct cc *c, const struct ls_expr *e)
@@ -403,8 +509,17 @@ static void emit_secfn(struct cc *c, const struct ls_expr *e)
 					  "ALIGNOF" };
 	uint32_t i = find_outsec(c, e->name);
 
+	if (i != NO_OUTSEC && c->heading && c->heading == c->os[i] &&
+	    e->op == LK_E_ADDR) {
+		emit_own_addr(c, c->os[i], i);
+		return;
+	}
 	if (i == NO_OUTSEC)
 		cerr(c, e->file, e->line, "%s(%s): no such output section",
+		     fn[e->op - LK_E_ADDR], e->name);
+	else if (!c->final && (e->op == LK_E_SIZEOF ? !c->ended[i] : !c->begun[i]))
+		cerr(c, e->file, e->line,
+		     "%s(%s) is used before the section is laid out",
 		     fn[e->op - LK_E_ADDR], e->name);
 	push(c, e->op, i, 0);
 }
@@ -510,6 +625,11 @@ static void emit_assign(struct cc *c, const struct ls_stmt *st)
 			     st->sym);
 		return;
 	}
+	if (!c->final) {
+		note_assigned(c, st->sym);
+		if (defer(c, st))
+			return;
+	}
 	if (st->op)
 		push(c, LK_E_SYM, i, 0);
 	emit_expr(c, st->e);
@@ -517,7 +637,6 @@ static void emit_assign(struct cc *c, const struct ls_stmt *st)
 		pop_op(c, st->op, 1);
 	emit(c, LK_S_ASSIGN, 0, i, 0);
 	c->sp--;
-	note_assigned(c, st->sym);
 }
 
 static void emit_stmts(struct cc *c, const struct ls_stmt *st);
@@ -542,14 +661,18 @@ static void emit_outsec(struct cc *c, const struct ls_stmt *st)
 		n++;
 	}
 	if (os->lma) {
+		c->heading = os;
 		emit_expr(c, os->lma);
+		c->heading = NULL;
 		flags |= LK_SEC_LMA;
 		n++;
 	}
 	emit(c, LK_S_SECTION, flags, idx, 0);
 	c->cur = idx;
+	c->begun[idx] = 1;
 	emit_stmts(c, os->body);
 	emit(c, LK_S_END_SECTION, 0, idx, 0);
+	c->ended[idx] = 1;
 	c->cur = NO_OUTSEC;
 	(void)n;
 }
@@ -591,6 +714,8 @@ static void emit_stmt(struct cc *c, const struct ls_stmt *st)
 		break;
 	case LS_FILL: emit_fill(c, st); break;
 	case LS_ASSERT:
+		if (defer(c, st))
+			break;
 		emit_expr(c, st->e);
 		emit(c, LK_S_ASSERT, 0, 0, c->cb->intern(c->cb->ctx, st->msg));
 		break;
@@ -601,6 +726,15 @@ static void emit_stmts(struct cc *c, const struct ls_stmt *st)
 {
 	for (; st; st = st->next)
 		emit_stmt(c, st);
+}
+
+static void emit_deferred(struct cc *c)
+{
+	size_t i;
+
+	c->final = 1;
+	for (i = 0; i < c->ndeferred; i++)
+		emit_stmt(c, c->deferred[i]);
 }
 
 /* ---- pass 3: output section attributes ---- */
@@ -687,12 +821,19 @@ int ls_compile(const struct ls_script *s, const struct ls_input *in,
 	build_phdrs(&c);
 	match_inputs(&c);
 	fill_slots(&c);
+	c.begun = xcalloc(out->noutsecs, 1);
+	c.ended = xcalloc(out->noutsecs, 1);
 	emit_stmts(&c, s->stmts);
+	emit_deferred(&c);
 	finish_outsecs(&c);
 	free(c.os);
 	free(c.descs);
 	free(c.st);
 	free(c.assigned);
+	free(c.begun);
+	free(c.ended);
+	free(c.deferred);
+	free(c.late);
 	if (c.errors) {
 		ls_compiled_free(out);
 		return -1;
