@@ -34,10 +34,14 @@ extern lk_u8 boot_drive;
 
 /* Linker-script symbols: the stage occupies [0x8000, _stage_end). */
 extern char _start[], _stage_end[];
-#define STAND_LOW_LO 0x1000u   /* bounce buffer + real-mode stack */
-#define STAND_LOW_HI 0x7c00u
-#define STAND_BOUNCE 0x1000u
-#define STAND_BOUNCE_SECTORS 48u /* 24 KiB below the stub at 0x7800 */
+/*
+ * Low memory: 0x1000..0x7c00 real-mode stack and the final stub (wiped by
+ * the stub), 0x8000.._stage_end the stage, 0x70000..0x80000 the disk
+ * bounce buffer: 127 sectors per INT 13h call (the most some BIOSes take)
+ * keeps the mode switches per MiB low. stage.ld keeps the stage below it.
+ */
+#define STAND_BOUNCE 0x70000u
+#define STAND_BOUNCE_SECTORS 127u
 
 /* bios_cons.c: COM1 115200 8N1 and VGA text. */
 void cons_init(void);
@@ -46,6 +50,7 @@ void cons_puts(const char *s);
 /* bios_disk.c: 512-byte sectors through INT 13h AH=42h. */
 int disk_init(lk_u8 drive);
 int disk_read(void *ctx, lk_u64 lba, lk_u32 count, void *buf);
+void disk_wipe_bounce(void);
 
 /* bios_mem.c: E820 queries. */
 /* Non-zero when [lo, hi) lies entirely in type-1 (usable) E820 RAM. */

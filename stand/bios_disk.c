@@ -55,6 +55,12 @@ static int disk_read_low(lk_u64 lba, lk_u32 count)
 	return -1;
 }
 
+/* The bounce buffer held file contents (kit, seed): gone before the jump. */
+void disk_wipe_bounce(void)
+{
+	lk_wipe((void *)(lk_uptr)STAND_BOUNCE, STAND_BOUNCE_SECTORS * 512u);
+}
+
 /* ctx unused: one boot drive. Returns 0 or -1 (the caller names the file). */
 int disk_read(void *ctx, lk_u64 lba, lk_u32 count, void *buf)
 {

@@ -111,6 +111,7 @@ int stand_boot(struct stand *s, const struct handoff *ho)
 	fat_unmount(&s->fs);
 	lk_config_wipe(&s->cfg);
 	lk_rng_wipe(&s->rng);
+	disk_wipe_bounce();
 	stand_enter((lk_u32)ho->entry, (lk_u32)(lk_uptr)info, magic,
 		    (lk_u32)(lk_uptr)_start,
 		    (lk_u32)(_stage_end - _start));

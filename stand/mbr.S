@@ -14,7 +14,7 @@
 
 #define RELOC 0x0600
 #define STAGE_SEG 0x0800        /* stage runs at 0:8000 */
-#define STAGE_MAX 1200          /* sectors: 0x8000 + 1200*512 < 0x9F000 (EBDA) */
+#define STAGE_MAX 832           /* sectors: 0x8000 + 832*512 = 0x70000, the bounce buffer */
 #define CHUNK 64                /* sectors per read: 32 KiB never crosses 64 KiB */
 #define ADDR(x) ((x) - _start + RELOC)
 

@@ -279,7 +279,7 @@ stand_enter:
 enter_stub:
 	cld
 	xorl	%eax, %eax
-	movl	$0x1000, %edi           /* bounce buffer and real-mode stack */
+	movl	$0x1000, %edi           /* real-mode stack (BIOS call frames) */
 	movl	$(ENTER_STUB - 0x1000), %ecx
 	rep stosb
 	movl	%ebp, %edi

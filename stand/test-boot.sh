@@ -99,7 +99,7 @@ if image "$T/nokit.img" "$T/k.kit" "$FB" "$T/cfg2"; then
 	fi
 	# 4. ... and a fallback that is not there either: print, then halt.
 	"$MKIMAGE" remove "$T/nokit.img" '\RELINK\FALLBACK.ELF' >/dev/null 2>&1
-	boot "$T/nokit.img" 256 8
+	boot "$T/nokit.img" 256 5
 	if [ $rc -eq 124 ] && has '^relinkboot: cannot boot the fallback kernel; halting$'; then
 		ok halt-without-fallback
 	else
@@ -113,7 +113,7 @@ fi
 if [ -f "$T/ok.img" ]; then
 	cp "$T/ok.img" "$T/mbr.img"
 	printf '\0\0' | dd of="$T/mbr.img" bs=1 seek=$((0x1b4)) conv=notrunc status=none
-	boot "$T/mbr.img" 256 8
+	boot "$T/mbr.img" 256 5
 	has '^relinkboot: mbr: bad stage size' && ok mbr-bad-stage-size ||
 		notok mbr-bad-stage-size "status $rc: $(why)"
 fi
