@@ -76,7 +76,7 @@ $(DEMO_D)/mb2shim.elf: $(DEMO_D)/shim/entry.o $(DEMO_D)/shim/shim.o test/demo/mb
 	  -T test/demo/mb2shim/shim.ld -o $@ $(DEMO_D)/shim/entry.o $(DEMO_D)/shim/shim.o
 
 # Test wrappers: run the scripts from the source tree with B set.
-$(DEMO_D)/test-objects $(DEMO_D)/test-boot: $(DEMO_D)/test-%: test/demo/%.sh
+$(DEMO_D)/test-objects $(DEMO_D)/test-boot: $(DEMO_D)/test-%: test/demo/test-%.py
 	@mkdir -p $(dir $@)
 	@printf '#!/bin/sh\nB=%s exec %s/%s "$$@"\n' '$(abspath $(B))' \
 	  '$(CURDIR)' '$<' > $@ && chmod +x $@
