@@ -14,6 +14,12 @@ struct eb_tramp_args {
 	lk_u64 wipe_lo, wipe_len;
 	lk_u32 entry, info, magic, pad;
 	lk_u32 copy_src, copy_dst, copy_len, pad2;
+	lk_u32 scrub_list, scrub_count; /* struct eb_scrub[], run paging off */
+};
+
+/* A physical range below 4 GiB the trampoline zeroes. */
+struct eb_scrub {
+	lk_u32 addr, len;
 };
 extern struct eb_tramp_args eb_tramp_args;
 
@@ -21,7 +27,7 @@ struct eb_info_bufs {
 	lk_u8 *info;
 	lk_u32 info_cap;
 	EFI_MEMORY_DESCRIPTOR *map;
-	UINTN map_cap;
+	UINTN map_cap, map_size, dsz; /* map_size, dsz: of the final map */
 	struct lk_mb2_mmap_entry *ents;
 	lk_u32 ents_cap;
 	const void *rsdp_new, *rsdp_old;
@@ -76,8 +82,10 @@ static int eb_alloc_bufs(struct eb_state *s, const struct eb_kernel *k,
 			       n * sizeof(struct lk_mb2_mmap_entry) +
 			       (lk_u64)k->shnum * k->shentsize);
 	b->map = eb_pages(s, b->map_cap, 0, 0);
-	b->ents = eb_pages(s, n * sizeof(*b->ents), 0, 0);
 	b->info = eb_pages(s, b->info_cap, EB_4G, 0);
+	/* Below 4 GiB too: after the mb2 map it holds the scrub list, read
+	 * by the trampoline with paging off. */
+	b->ents = eb_pages(s, n * sizeof(*b->ents), EB_4G, 0);
 	if (!b->map || !b->ents || !b->info) {
 		eb_fail(s, "cannot allocate the boot information");
 		return -1;
@@ -131,6 +139,40 @@ static int eb_build_info(struct eb_state *s, const struct eb_kernel *k,
 	return lk_mb2_end(&m);
 }
 
+/*
+ * Memory the kernel will see as free but that the firmware or this image
+ * used: boot-services code/data (disk and FAT caches hold kit sectors),
+ * conventional memory (freed buffers), and loader code (this application,
+ * whose data holds the config and the kit magic). Our loader-data pages
+ * are either kept for the kernel or wiped by us already. Page 0 (BDA/IVT)
+ * stays. Zeroed by the trampoline once paging is off, because the page
+ * tables themselves live in boot-services memory.
+ */
+static lk_u32 eb_scrub_list(const struct eb_info_bufs *b, UINTN size,
+			    UINTN dsz, struct eb_scrub *out, lk_u32 cap)
+{
+	lk_u32 n = 0;
+	UINTN off;
+
+	for (off = 0; off + dsz <= size && n < cap; off += dsz) {
+		const EFI_MEMORY_DESCRIPTOR *d =
+			(const void *)((const lk_u8 *)b->map + off);
+		lk_u64 a = d->PhysicalStart, e = a + (d->NumberOfPages << 12);
+		if (d->Type != EfiConventionalMemory &&
+		    d->Type != EfiBootServicesCode &&
+		    d->Type != EfiBootServicesData && d->Type != EfiLoaderCode)
+			continue;
+		a = a < 0x1000 ? 0x1000 : a;
+		e = e > EB_4G ? EB_4G : e;
+		if (a >= e)
+			continue;
+		out[n].addr = (lk_u32)a;
+		out[n].len = (lk_u32)(e - a);
+		n++;
+	}
+	return n;
+}
+
 static int eb_exit_boot_services(struct eb_state *s, const struct eb_kernel *k,
 				 struct eb_info_bufs *b)
 {
@@ -139,13 +181,14 @@ static int eb_exit_boot_services(struct eb_state *s, const struct eb_kernel *k,
 
 	/* A retry is normal: an event may allocate between the two calls. */
 	for (tries = 0; tries < 8 && st == EFI_INVALID_PARAMETER; tries++) {
-		UINTN size = b->map_cap, key = 0, dsz = 0;
+		UINTN key = 0;
 		UINT32 ver = 0;
-		st = s->st->BootServices->GetMemoryMap(&size, b->map, &key,
-						       &dsz, &ver);
+		b->map_size = b->map_cap;
+		st = s->st->BootServices->GetMemoryMap(&b->map_size, b->map,
+						       &key, &b->dsz, &ver);
 		if (st != EFI_SUCCESS)
 			break;
-		if (eb_build_info(s, k, b, size, dsz, ver)) {
+		if (eb_build_info(s, k, b, b->map_size, b->dsz, ver)) {
 			eb_fail(s, "boot information does not fit in %u bytes",
 				b->info_cap);
 			return -1;
@@ -205,6 +248,11 @@ void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
 	ta->copy_src = (lk_u32)s->copy_src;
 	ta->copy_dst = (lk_u32)s->copy_dst;
 	ta->copy_len = (lk_u32)s->copy_len;
+	/* The mb2 entries were copied into the info: reuse their space. */
+	ta->scrub_list = (lk_u32)(lk_uptr)b.ents;
+	ta->scrub_count = eb_scrub_list(&b, b.map_size, b.dsz,
+					(struct eb_scrub *)b.ents,
+					b.ents_cap * 3);
 	jump = (void (*)(lk_u8 *))(lk_uptr)tramp;
 	jump(tramp);
 	for (;;)

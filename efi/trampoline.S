@@ -59,6 +59,20 @@ compat32:
 	xorl	%eax, %eax
 	movl	%eax, %cr3
 
+	/* Scrub what the firmware and this application leave behind. */
+	movl	(arg_scrub_list - eb_tramp_start)(%ebx), %ebp
+	movl	(arg_scrub_count - eb_tramp_start)(%ebx), %edx
+	xorl	%eax, %eax
+1:	testl	%edx, %edx
+	jz	2f
+	movl	(%ebp), %edi
+	movl	4(%ebp), %ecx
+	shrl	$2, %ecx
+	rep stosl
+	addl	$8, %ebp
+	decl	%edx
+	jmp	1b
+2:
 	/* Staged kernel: move it into place now that paging (whose tables
 	 * may live in the destination) is off, then wipe the staging copy. */
 	movl	(arg_copy_len - eb_tramp_start)(%ebx), %ecx
@@ -104,6 +118,8 @@ arg_copy_src:	.long	0
 arg_copy_dst:	.long	0
 arg_copy_len:	.long	0
 		.long	0
+arg_scrub_list:	.long	0
+arg_scrub_count: .long	0
 
 	.balign 16
 tramp_stack:
