@@ -233,4 +233,38 @@ enum lk_opcode {
 
 #define LK_PLAN_STACK_MAX 64
 
+/*
+ * Rules the boot side (linkkit/link_open.c, link_layout.c) enforces or
+ * relies on; a payload that breaks one is rejected with one error line.
+ * - The payload buffer is 8-byte aligned and tables are read in place:
+ *   `off` is a multiple of 8 for tables whose records hold a u64 (chunks,
+ *   outsecs, symbols, relocs, plan, mgroups) and of 4 for the others.
+ *   strtab ends in a NUL; names are strtab offsets.
+ * - Chunks of slot s are exactly [first_chunk, first_chunk+chunk_count).
+ *   GAP chunks: data_off (the fill byte) <= 0xff. Relocations only in
+ *   PROGBITS chunks; offset + field width <= chunk size.
+ * - LK_SYM_CHUNK: value <= chunk size, never a MERGE or GAP chunk (use
+ *   LK_SYM_MERGE: class + offset, value <= class size).
+ * - Merge: every class belongs to one group; total_size is the sum of the
+ *   group's class sizes (classes carry any padding they need); classes no
+ *   chunk lists are placed after the listed ones, in class order.
+ * - Plan: exact stack effects, depth <= LK_PLAN_STACK_MAX, empty at the
+ *   end; sections do not nest and each outsec is begun at most once; every
+ *   slot is placed exactly once, inside its own outsec; S_DATA widths are
+ *   1, 2, 4 or 8; S_ASSIGN targets LK_SYM_PLAN symbols only. A value used
+ *   by E_SYM/E_ADDR/... must be known when the op runs (no forward refs):
+ *   E_SIZEOF needs the section ended; merge symbols are only known after
+ *   the plan. `.` is an absolute VMA everywhere (the compiler rejects GNU
+ *   ld's section-relative `. = CONST`). Arithmetic is unsigned 64-bit and
+ *   wraps, except DIV/MOD by zero (error); shifts >= 64 give 0.
+ * - S_SECTION: VMA = the explicit one as given, else ALIGN(dot, align)
+ *   where align = max(outsec.align, the LK_SEC_ALIGN operand, which must
+ *   be a power of two). LMA = the LK_SEC_LMA operand, else the VMA when
+ *   the VMA was explicit, else VMA + (LMA - VMA of the previous section).
+ * - Slot order: SORT_NAME then SORT_ALIGN, both stable, so with both
+ *   flags alignment is the primary key.
+ * - Emitted output sections (size > 0) may not overlap in load memory;
+ *   the image spans at most 1 GiB.
+ */
+
 #endif

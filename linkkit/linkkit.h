@@ -146,7 +146,10 @@ int lk_link_write(struct lk_link *L, void *dst, struct lk_rng *rng);
  * lk_link_elf_size gives the bytes needed; lk_link_elf_emit lays out in buf:
  * [Shdr array][.symtab][.strtab][.shstrtab], with sh_addr of the last three
  * set to buf_addr + their offset (buf_addr: where buf will be in memory for
- * the kernel, 0 for a file) and sh_offset relative to buf.
+ * the kernel, 0 for a file) and sh_offset relative to buf. The output
+ * sections' sh_offset (and lk_link_phdrs' p_offset) are relative to the
+ * image start (LMA load_lo): a file writer adds where it stores the image.
+ * Symbols are .symtab entries only when emitted by the host and defined.
  */
 struct lk_elf_view {
 	lk_u32 shnum;
