@@ -8,7 +8,15 @@
 #include <string.h>
 #include "../../linkkit/link_internal.h"
 
+#ifndef PB_MAX
 #define PB_MAX 256
+#endif
+#ifndef PB_DATA
+#define PB_DATA 65536
+#endif
+#ifndef PB_STR
+#define PB_STR 8192
+#endif
 
 struct pb {
 	struct lk_payload_header hdr;
@@ -23,8 +31,8 @@ struct pb {
 	struct lk_merge_group mg[PB_MAX];
 	struct lk_merge_class mc[PB_MAX];
 	lk_u32 mref[PB_MAX];
-	char str[8192];
-	lk_u8 data[65536];
+	char str[PB_STR];
+	lk_u8 data[PB_DATA];
 	lk_u32 nobj, nchunk, nslot, nout, nphdr, nsym, nrel, nop, nmg, nmc,
 		nmref, nstr, ndata;
 };

@@ -20,3 +20,12 @@ $(B)/test/link/core-i386.o: $(addprefix linkkit/,$(addsuffix .c,kit link_open li
 
 TESTS += $(B)/test/link/link_test
 ALL += $(B)/test/link/core-i386.o
+
+LINK_BENCH_SRCS := $(addprefix linkkit/,$(addsuffix .c,$(LINK_TEST_CORE))) \
+  test/link/bench_link.c test/link/pb.c
+$(B)/test/link/bench_link: $(LINK_BENCH_SRCS) $(wildcard linkkit/*.h) test/link/pb.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -DPB_MAX=120000 \
+	  -DPB_DATA=25000000 -DPB_STR=40000 -o $@ $(LINK_BENCH_SRCS)
+BENCH += $(B)/test/link/bench_link
+ALL += $(B)/test/link/bench_link
