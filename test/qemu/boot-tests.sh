@@ -42,6 +42,9 @@ done
 
 rm -rf "$work"
 mkdir -p "$work"
+# Boot a snapshot: a concurrent `make` may rebuild the image meanwhile.
+cp --sparse=always "$B/image/disk.img" "$work/disk.img"
+image=$work/disk.img
 
 # Strips the firmware's terminal escapes and CRs so lines can be matched.
 clean() { sed -e 's/\x1b\[[0-9;=?]*[A-Za-z]//g' -e 's/\r//g' "$1"; }
@@ -125,7 +128,8 @@ check_boot() {
 	*)
 		# Say where it stopped: the last stage or demo line, if any.
 		local last
-		last=$(clean "$log" | grep -aE 'relinkboot: |demo: (check .*FAIL|FAIL)' | tail -n1)
+		last=$(clean "$log" | grep -aE 'demo: (check .*FAIL|ramscan FOUND)' | head -n1)
+		[ -n "$last" ] || last=$(clean "$log" | grep -aE 'relinkboot: |demo: FAIL' | tail -n1)
 		echo "${res%% log=*}${last:+; last: $last} (see $log)"
 		return ;;
 	esac
@@ -168,7 +172,7 @@ else
 fi
 
 if [ "$(sha256sum <"$image")" != "$sha_before" ]; then
-	report disk-unchanged "$image changed during the tests"
+	report disk-unchanged "$image changed while booting copies of it"
 elif grep -l 'disk=CHANGED' "$work"/*.result >/dev/null 2>&1; then
 	report disk-unchanged "written to: $(grep -l 'disk=CHANGED' "$work"/*.result | tr '\n' ' ')"
 else
