@@ -88,10 +88,14 @@ void lk_rng_wipe(struct lk_rng *r);
 /* ---- inflate.c: RFC 1950/1951 ---- */
 /* Inflates a zlib stream (checks header and Adler-32). *out_len gets the
  * bytes produced. Returns LK_OK, LK_ERR_INFLATE (corrupt/truncated input or
- * output larger than dst_len). Never reads or writes out of bounds. */
+ * output larger than dst_len). Never reads or writes out of bounds.
+ * The stream must end exactly at src_len (no trailing bytes). Bytes of dst
+ * past *out_len (but inside dst_len) may be scribbled on (8-byte match
+ * copies). Needs about 9 KiB of stack; no allocation. */
 int lk_inflate_zlib(const void *src, lk_size src_len, void *dst,
 		    lk_size dst_len, lk_size *out_len);
-/* Raw DEFLATE (RFC 1951) without the zlib wrapper. */
+/* Raw DEFLATE (RFC 1951) without the zlib wrapper; *src_used gets the bytes
+ * the stream occupied (whole bytes, the last one partly used). */
 int lk_inflate_raw(const void *src, lk_size src_len, void *dst,
 		   lk_size dst_len, lk_size *out_len, lk_size *src_used);
 
