@@ -26,6 +26,7 @@ struct desc {
 
 struct osstat {
 	int progbits; /* a matched input or data statement has contents */
+	int nobits;   /* a NOBITS input matched */
 	uint64_t flags, align;
 };
 
@@ -226,6 +227,7 @@ static void match_inputs(struct cc *c)
 			struct osstat *st = &c->st[c->descs[j].outsec];
 
 			st->progbits |= in->sh_type != SHT_NOBITS;
+			st->nobits |= in->sh_type == SHT_NOBITS;
 			st->flags |= in->sh_flags &
 				     (SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR);
 			if (in->align > st->align)
@@ -779,7 +781,10 @@ static void finish_outsecs(struct cc *c)
 				mask |= phdr_bit(c, st, os->phdrs[k]);
 		o->phdr_mask = mask;
 		o->name = c->cb->intern(c->cb->ctx, os->name);
-		o->type = os->noload || !s->progbits ? SHT_NOBITS : SHT_PROGBITS;
+		/* A section holding only `. +=` or nothing is PROGBITS, as with
+		 * GNU ld (hence the usual NOLOAD on stacks). */
+		o->type = os->noload || (s->nobits && !s->progbits) ?
+				  SHT_NOBITS : SHT_PROGBITS;
 		o->flags = s->flags | SHF_ALLOC;
 		o->align = s->align ? s->align : 1;
 		if (os->align && fold(c, os->align, &a) && is_pow2(a) && a > o->align)

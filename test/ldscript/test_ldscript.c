@@ -925,6 +925,91 @@ static void test_deferred(void)
 	report("deferred");
 }
 
+/* A script shaped like Linux's vmlinux.lds. */
+static void test_linux(void)
+{
+	static const char *const objdefs[] = { "startup_64", "jiffies_64",
+					       "gdt_page", NULL };
+	static const struct ls_input in[] = {
+		{ "head_64.o", ".head.text", 0, PB, AX, 8, 16 },
+		{ "a.o", ".text.foo_1", 1, PB, AX, 8, 16 },
+		{ "a.o", ".text..refcount", 1, PB, AX, 8, 16 },
+		{ "a.o", ".note.Xen", 1, PB, A, 8, 4 },
+		{ "a.o", "___ksymtab+foo", 1, PB, A, 8, 8 },
+		{ "a.o", ".data..percpu", 1, PB, AW, 8, 64 },
+		{ "a.o", ".exit.text", 1, PB, AX, 8, 16 },
+		{ "a.o", ".bss..brk", 1, NB, AW, 8, 8 },
+		{ "a.o", ".x86_cpu_dev.init", 1, PB, A, 8, 8 },
+	};
+	static const uint32_t want_slot[] = { 0, 3, 4, 7, 10, 18, LS_DISCARD, 26, 24 };
+	struct tctx t = { .objdefs = objdefs, .strict = 1 };
+	struct ls_callbacks cb = callbacks(&t);
+	struct ls_compiled c;
+	struct ls_script *s;
+	const char *tail = "0x20000000 LE ASSERT:kernel image bigger than KERNEL_IMAGE_SIZE "
+			   "SYM:jiffies_64 ASSIGN:jiffies "
+			   "SYM:startup_64 0xffffffff80000000 SUB ASSIGN:phys_startup_64 "
+			   "SYM:gdt_page SYM:__per_cpu_load ADD ASSIGN:init_per_cpu__gdt_page";
+	char *plan;
+	size_t i;
+
+	diag_reset();
+	s = ls_parse_file(LS_TEST_DIR "/linux.ld");
+	if (!s || ls_compile(s, in, sizeof(in) / sizeof(in[0]), &cb, &c)) {
+		fail("linux.ld: %s", diag);
+		ls_free(s);
+		tctx_free(&t);
+		report("linux_script");
+		return;
+	}
+	plan = disasm(&t, &c);
+	CHECK(c.noutsecs == 12 && c.nslots == 32 && c.nphdrs == 5,
+	      "counts %u %u %u", c.noutsecs, c.nslots, c.nphdrs);
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		CHECK(c.input_slot[i] == want_slot[i], "input %zu (%s) slot %d want %d",
+		      i, in[i].section, (int)c.input_slot[i], (int)want_slot[i]);
+	CHECK(strlen(plan) > strlen(tail) &&
+	      !strcmp(plan + strlen(plan) - strlen(tail), tail),
+	      "plan tail: %s", plan + (strlen(plan) > 400 ? strlen(plan) - 400 : 0));
+	check_plan_has(plan, "0 SYM:__per_cpu_load 0xffffffff80000000 SUB "
+			     "SECTION:.data..percpu/vma/lma");
+	check_plan_has(plan, "SYM:__per_cpu_load SIZEOF:.data..percpu ADD SETDOT");
+	check_plan_has(plan, "0x1 ALIGN 0xffffffff80000000 SUB SECTION:.brk/lma "
+			     "DOT ASSIGN:__brk_base DOT 0x10000 ADD SETDOT");
+	{
+		static const struct {
+			const char *name;
+			uint32_t mask, type;
+		} os[] = {
+			{ ".text", 1, SHT_PROGBITS }, { ".notes", 1 | 16, SHT_PROGBITS },
+			{ ".rodata", 1, SHT_PROGBITS }, { "__ksymtab", 1, SHT_PROGBITS },
+			{ ".data", 2, SHT_PROGBITS }, { ".data..percpu", 4, SHT_PROGBITS },
+			{ ".init.text", 8, SHT_PROGBITS }, { ".init.data", 8, SHT_PROGBITS },
+			{ ".bss", 2, SHT_NOBITS }, { ".brk", 2, SHT_NOBITS },
+			{ ".comment", 2, SHT_PROGBITS },
+		};
+
+		for (i = 0; i < sizeof(os) / sizeof(os[0]); i++) {
+			uint32_t k = outsec_index(&t, &c, os[i].name);
+
+			if (k == UINT32_MAX) {
+				fail("no outsec %s", os[i].name);
+				break;
+			}
+			CHECK(c.outsecs[k].phdr_mask == os[i].mask &&
+			      c.outsecs[k].type == os[i].type,
+			      "%s mask %#x type %u", os[i].name, c.outsecs[k].phdr_mask,
+			      c.outsecs[k].type);
+		}
+		CHECK(c.outsecs[0].fill == 0xcccc && c.outsecs[0].fill_len == 2,
+		      ".text fill %#x/%u", c.outsecs[0].fill, c.outsecs[0].fill_len);
+	}
+	ls_compiled_free(&c);
+	ls_free(s);
+	tctx_free(&t);
+	report("linux_script");
+}
+
 /* Deep nesting must give a diagnostic, not a stack overflow. */
 static void test_limits(void)
 {
@@ -1086,6 +1171,7 @@ int main(void)
 	test_matching();
 	test_provide();
 	test_deferred();
+	test_linux();
 	test_misc();
 	test_limits();
 	test_fuzz();
