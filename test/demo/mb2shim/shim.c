@@ -17,13 +17,13 @@ typedef unsigned short u16;
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
-#define NULL ((void *)0)
-#define MB1_MAGIC 0x2badb002u
-#define MB2_MAGIC 0x36d76289u
-#define PT_LOAD 1
+#define NULL		     ((void *)0)
+#define MB1_MAGIC	     0x2badb002u
+#define MB2_MAGIC	     0x36d76289u
+#define PT_LOAD		     1
 #define PT_OPENBSD_RANDOMIZE 0x65a3dbe6u
-#define SHT_NOBITS 8
-#define SHF_ALLOC 0x2
+#define SHT_NOBITS	     8
+#define SHF_ALLOC	     0x2
 
 struct mb1_info {
 	u32 flags, mem_lower, mem_upper, boot_device, cmdline;
@@ -218,7 +218,8 @@ static void shim_elf_tag(const u8 *f, u32 fsize, const struct elf64_ehdr *eh)
 	u32 i, bytes = (u32)eh->shnum * 64;
 	u8 *b;
 
-	if (eh->shentsize != 64 || eh->shoff > fsize || bytes > fsize - eh->shoff)
+	if (eh->shentsize != 64 || eh->shoff > fsize ||
+	    bytes > fsize - eh->shoff)
 		shim_die("kernel section headers out of bounds");
 	b = shim_tag(9, 20 + bytes);
 	((u32 *)b)[0] = eh->shnum;
@@ -259,7 +260,8 @@ static u32 shim_load(const u8 *f, u32 fsize, const struct elf64_ehdr *eh,
 		    ph->memsz < ph->filesz || ph->paddr < (u32)shim_end ||
 		    ph->paddr + ph->memsz > 0xc0000000u)
 			shim_die("kernel PT_LOAD out of bounds");
-		shim_copy((void *)(u32)ph->paddr, f + ph->offset, (u32)ph->filesz);
+		shim_copy((void *)(u32)ph->paddr, f + ph->offset,
+			  (u32)ph->filesz);
 		shim_fill((u8 *)(u32)ph->paddr + ph->filesz, 0,
 			  (u32)(ph->memsz - ph->filesz));
 		if (ph->paddr < low)
@@ -322,15 +324,17 @@ void shim_main(u32 magic, struct mb1_info *mbi)
 	fsize = mod->end - mod->start;
 	opts = mod->string ? (const char *)mod->string : "";
 	eh = (const struct elf64_ehdr *)f;
-	if (fsize < sizeof(*eh) || eh->ident[0] != 0x7f || eh->ident[1] != 'E' ||
-	    eh->ident[4] != 2 || eh->machine != 62)
+	if (fsize < sizeof(*eh) || eh->ident[0] != 0x7f ||
+	    eh->ident[1] != 'E' || eh->ident[4] != 2 || eh->machine != 62)
 		shim_die("module 0 is not an x86-64 ELF");
 	low = shim_load(f, fsize, eh, !shim_word(opts, "norandom", NULL));
 	entry = shim_entry(f, fsize);
 
 	shim_len = 8;
 	shim_string_tag(1, shim_word(opts, "cmdline", &v) ? v : "", 1);
-	shim_string_tag(2, shim_word(opts, "loader", &v) ? v : "relinkboot_fallback", 1);
+	shim_string_tag(
+		2, shim_word(opts, "loader", &v) ? v : "relinkboot_fallback",
+		1);
 	m = (u32 *)shim_tag(4, 16);
 	m[0] = mbi->mem_lower;
 	m[1] = mbi->mem_upper;
@@ -344,6 +348,7 @@ void shim_main(u32 magic, struct mb1_info *mbi)
 	shim_len = (shim_len + 7) & ~7u;
 	((u32 *)shim_info)[0] = shim_len;
 	((u32 *)shim_info)[1] = 0;
-	shim_jump(entry, shim_word(opts, "badmagic", NULL) ? MB1_MAGIC : MB2_MAGIC,
+	shim_jump(entry,
+		  shim_word(opts, "badmagic", NULL) ? MB1_MAGIC : MB2_MAGIC,
 		  (u32)shim_info);
 }

@@ -27,14 +27,16 @@ static int acpi_check(char *detail, size_t cap)
 	}
 	r = (const u8 *)(t + 1);
 	if (memcmp(r, "RSD PTR ", 8) || acpi_sum(r, 20)) {
-		ksnprintf(detail, cap, "RSDP in tag %u: bad signature or checksum",
-			  t->type);
+		ksnprintf(detail, cap,
+			  "RSDP in tag %u: bad signature or checksum", t->type);
 		return -1;
 	}
 	if (t->type == 15) {
 		len = *(const u32 *)(r + 20);
-		if (r[15] < 2 || len < 36 || len > t->size - 8 || acpi_sum(r, len)) {
-			ksnprintf(detail, cap, "XSDP in tag 15: bad length or checksum");
+		if (r[15] < 2 || len < 36 || len > t->size - 8 ||
+		    acpi_sum(r, len)) {
+			ksnprintf(detail, cap,
+				  "XSDP in tag 15: bad length or checksum");
 			return -1;
 		}
 	}

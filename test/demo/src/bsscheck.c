@@ -16,7 +16,8 @@ static int bsscheck_check(char *detail, size_t cap)
 
 	if (!((uptr)etext <= (uptr)edata && (uptr)edata <= (uptr)__bss_start &&
 	      (uptr)__bss_start < (uptr)end)) {
-		ksnprintf(detail, cap, "etext/edata/__bss_start/end out of order");
+		ksnprintf(detail, cap,
+			  "etext/edata/__bss_start/end out of order");
 		return -1;
 	}
 	if ((uptr)bsscheck_probe < (uptr)__bss_start ||

@@ -26,7 +26,8 @@ static int canary_check(char *detail, size_t cap)
 	u32 i, zero = 0;
 
 	if (__stack_chk_guard == 0) {
-		ksnprintf(detail, cap, "__stack_chk_guard is zero (section not filled)");
+		ksnprintf(detail, cap,
+			  "__stack_chk_guard is zero (section not filled)");
 		return -1;
 	}
 	for (i = 0; i < CANARY_POOL; i++)

@@ -25,13 +25,15 @@ static int checks_collect(char *detail, size_t cap)
 
 		if (c->id >= CK_COUNT || checks_by_id[c->id]) {
 			if (!bad++)
-				ksnprintf(detail, cap, "entry %s duplicated or bad id",
+				ksnprintf(detail, cap,
+					  "entry %s duplicated or bad id",
 					  c->name);
 			continue;
 		}
 		if (!symtab_in_object(c->owner, (uptr)c->fn) && !bad++)
-			ksnprintf(detail, cap, "entry %s points outside object %s",
-				  c->name, c->owner);
+			ksnprintf(detail, cap,
+				  "entry %s points outside object %s", c->name,
+				  c->owner);
 		checks_by_id[c->id] = c;
 		seen++;
 	}

@@ -19,7 +19,8 @@ static int common_check(char *detail, size_t cap)
 			ksnprintf(detail, cap, "common_buf[%u] not zero", i);
 			return -1;
 		}
-	if ((uptr)common_buf < (uptr)__bss_start || (uptr)(common_buf + 512) > (uptr)end ||
+	if ((uptr)common_buf < (uptr)__bss_start ||
+	    (uptr)(common_buf + 512) > (uptr)end ||
 	    (uptr)&common_counter < (uptr)__bss_start) {
 		ksnprintf(detail, cap, "COMMON symbols outside .bss");
 		return -1;

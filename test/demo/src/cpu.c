@@ -36,10 +36,10 @@ static int cpu_check(char *detail, size_t cap)
 	__asm__ volatile("mov %%cr0, %0" : "=r"(cr0));
 	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
 	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
-	if (!(cr0 & (1UL << 31)) || !(cr4 & (1UL << 5)) || !(efer & (1UL << 10)) ||
-	    cs != 0x08 || !cpu_boot_tsc) {
-		ksnprintf(detail, cap, "cr0=%lx cr4=%lx efer=%lx cs=%x", cr0, cr4,
-			  efer, cs);
+	if (!(cr0 & (1UL << 31)) || !(cr4 & (1UL << 5)) ||
+	    !(efer & (1UL << 10)) || cs != 0x08 || !cpu_boot_tsc) {
+		ksnprintf(detail, cap, "cr0=%lx cr4=%lx efer=%lx cs=%x", cr0,
+			  cr4, efer, cs);
 		return -1;
 	}
 	return 0;

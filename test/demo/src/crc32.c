@@ -45,8 +45,9 @@ static int crc32_check(char *detail, size_t cap)
 	static const char v[] = "123456789";
 	u32 got = crc32_compute(v, 9);
 
-	if (got != 0xcbf43926u || crc32_compute(__kernel_start, 4096) !=
-					  crc32_slow((const u8 *)__kernel_start, 4096)) {
+	if (got != 0xcbf43926u ||
+	    crc32_compute(__kernel_start, 4096) !=
+		    crc32_slow((const u8 *)__kernel_start, 4096)) {
 		ksnprintf(detail, cap, "crc32(\"123456789\")=%x", got);
 		return -1;
 	}

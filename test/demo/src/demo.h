@@ -21,19 +21,19 @@ typedef unsigned long size_t;
 #define KERNBASE 0xffffffff80000000UL
 
 /* One marker per object: the fingerprint hashes their addresses. */
-#define DEMO_OBJECT(name)                                                      \
-	void name##_marker(void);                                              \
-	__attribute__((noinline, used)) void name##_marker(void)               \
-	{                                                                      \
-		__asm__ volatile("" ::: "memory");                             \
+#define DEMO_OBJECT(name)                                        \
+	void name##_marker(void);                                \
+	__attribute__((noinline, used)) void name##_marker(void) \
+	{                                                        \
+		__asm__ volatile("" ::: "memory");               \
 	}
 
 /* Returns the object's own name string; called through tables. */
-#define DEMO_IDENT(name)                                                       \
-	const char *name##_ident(void);                                        \
-	__attribute__((noinline)) const char *name##_ident(void)               \
-	{                                                                      \
-		return OBJ_NAME;                                               \
+#define DEMO_IDENT(name)                                         \
+	const char *name##_ident(void);                          \
+	__attribute__((noinline)) const char *name##_ident(void) \
+	{                                                        \
+		return OBJ_NAME;                                 \
 	}
 
 /* ---- init-order table: entries must run in canonical object order ---- */
@@ -43,17 +43,31 @@ struct demo_init {
 	u32 index; /* OBJ_INDEX of the contributing object */
 	u32 pad;
 };
-#define DEMO_INIT(fn_)                                                         \
-	static const struct demo_init demo_init_##fn_                          \
-		__attribute__((used, section(".initcall"), aligned(8))) = {    \
-			OBJ_NAME, fn_, OBJ_INDEX, 0 }
+#define DEMO_INIT(fn_)                                                      \
+	static const struct demo_init demo_init_##fn_                       \
+		__attribute__((used, section(".initcall"), aligned(8))) = { \
+			OBJ_NAME, fn_, OBJ_INDEX, 0}
 
 /* ---- linker set of self-checks (output section set_demo_checks) ---- */
 enum demo_check_id {
 	/* run in this order: later checks use the symbol table */
-	CK_MBINFO, CK_SYMTAB, CK_OBJRANGES, CK_INITORDER,
-	CK_FPTRS, CK_BSS, CK_CANARY, CK_WEAK, CK_COMMON, CK_JUMPTAB,
-	CK_STRMERGE, CK_ACPI, CK_MEMMAP, CK_CPU, CK_CRC32, CK_SORT, CK_HEAP,
+	CK_MBINFO,
+	CK_SYMTAB,
+	CK_OBJRANGES,
+	CK_INITORDER,
+	CK_FPTRS,
+	CK_BSS,
+	CK_CANARY,
+	CK_WEAK,
+	CK_COMMON,
+	CK_JUMPTAB,
+	CK_STRMERGE,
+	CK_ACPI,
+	CK_MEMMAP,
+	CK_CPU,
+	CK_CRC32,
+	CK_SORT,
+	CK_HEAP,
 	CK_COUNT
 };
 struct demo_check {
@@ -63,11 +77,11 @@ struct demo_check {
 	u32 id;
 	u32 pad;
 };
-#define DEMO_CHECK(id_, name_, fn_)                                            \
-	static const struct demo_check demo_check_##fn_ = { name_, fn_,        \
-							    OBJ_NAME, id_, 0 };\
-	static const struct demo_check *const demo_checkp_##fn_                \
-		__attribute__((used, section("set_demo_checks"))) =            \
+#define DEMO_CHECK(id_, name_, fn_)                                           \
+	static const struct demo_check demo_check_##fn_ = {name_, fn_,        \
+							   OBJ_NAME, id_, 0}; \
+	static const struct demo_check *const demo_checkp_##fn_               \
+		__attribute__((used, section("set_demo_checks"))) =           \
 			&demo_check_##fn_
 
 /* Linker-script and linker-set symbols. */

@@ -14,11 +14,11 @@ DEMO_OBJECTS
 #undef DEMO_OBJ
 
 #define DEMO_OBJ(name, idx) name##_marker,
-static void (*const fingerprint_markers[])(void) = { DEMO_OBJECTS };
+static void (*const fingerprint_markers[])(void) = {DEMO_OBJECTS};
 #undef DEMO_OBJ
 
 #define DEMO_OBJ(name, idx) #name,
-static const char *const fingerprint_objs[] = { DEMO_OBJECTS };
+static const char *const fingerprint_objs[] = {DEMO_OBJECTS};
 #undef DEMO_OBJ
 
 u64 fingerprint_compute(void)
@@ -26,7 +26,9 @@ u64 fingerprint_compute(void)
 	u64 h = 0xcbf29ce484222325UL;
 	u32 i, b;
 
-	for (i = 0; i < sizeof(fingerprint_markers) / sizeof(fingerprint_markers[0]); i++) {
+	for (i = 0;
+	     i < sizeof(fingerprint_markers) / sizeof(fingerprint_markers[0]);
+	     i++) {
 		u64 a = (uptr)fingerprint_markers[i];
 
 		for (b = 0; b < 8; b++) {

@@ -8,15 +8,16 @@
 DEMO_OBJECT(fptrs)
 DEMO_IDENT(fptrs)
 
-#define FPTR_DECL(o) const char *o##_ident(void);
-#define FPTR_LIST(X) X(locore) X(isr) X(main) X(serial) X(kprintf) X(string) \
-	X(mbinfo) X(loader) X(symtab) X(ramscan) X(needles) X(checks)          \
-	X(weak) X(strong) X(common) X(jumptab) X(acpi) X(memmap) X(cpu)        \
-	X(idt) X(crc32) X(sort) X(heap) X(rng)
-FPTR_LIST(FPTR_DECL)
+#include "demo_objects.h" /* generated: DEMO_OBJ(name, index) */
 
-#define FPTR_ENTRY(o) { #o, o##_ident },
-static const struct demo_op fptrs_ops[] = { FPTR_LIST(FPTR_ENTRY) };
+#define DEMO_OBJ(name, idx) const char *name##_ident(void);
+DEMO_OBJECTS
+#undef DEMO_OBJ
+
+/* Every object's ident, in canonical order. */
+#define DEMO_OBJ(name, idx) {#name, name##_ident},
+static const struct demo_op fptrs_ops[] = {DEMO_OBJECTS};
+#undef DEMO_OBJ
 
 static int fptrs_check(char *detail, size_t cap)
 {
@@ -27,7 +28,8 @@ static int fptrs_check(char *detail, size_t cap)
 		const char *got = op->ident();
 
 		if (!symtab_in_object(op->owner, (uptr)op->ident)) {
-			ksnprintf(detail, cap, "%s entry points outside object %s",
+			ksnprintf(detail, cap,
+				  "%s entry points outside object %s",
 				  op->owner, op->owner);
 			return -1;
 		}

@@ -37,8 +37,9 @@ static void idt_init(void)
 	for (i = 0; i < 32; i++) {
 		u64 a = isr_table[i];
 
-		idt_gates[i] = (struct idt_gate){ (u16)a, 0x08, 0, 0x8e,
-						  (u16)(a >> 16), (u32)(a >> 32), 0 };
+		idt_gates[i] = (struct idt_gate){
+			(u16)a,		0x08,		0, 0x8e,
+			(u16)(a >> 16), (u32)(a >> 32), 0};
 	}
 	__asm__ volatile("lidt %0" : : "m"(desc));
 }

@@ -41,14 +41,17 @@ static int initorder_check(char *detail, size_t cap)
 	const struct demo_init *e;
 	u32 i = 0;
 
-	if (!initorder_ran || !initorder_self_ran || initorder_count < 8 || initorder_count > 64) {
+	if (!initorder_ran || !initorder_self_ran || initorder_count < 8 ||
+	    initorder_count > 64) {
 		ksnprintf(detail, cap, "table ran %u entries", initorder_count);
 		return -1;
 	}
 	for (e = __initcall_start; e < __initcall_end; e++, i++) {
 		if (i && initorder_seen[i] < initorder_seen[i - 1]) {
-			ksnprintf(detail, cap, "%s (object %u) ran after object %u",
-				  e->owner, initorder_seen[i], initorder_seen[i - 1]);
+			ksnprintf(detail, cap,
+				  "%s (object %u) ran after object %u",
+				  e->owner, initorder_seen[i],
+				  initorder_seen[i - 1]);
 			return -1;
 		}
 		if (!symtab_in_object(e->owner, (uptr)e->fn)) {

@@ -10,9 +10,26 @@ DEMO_OBJECT(jumptab)
 DEMO_IDENT(jumptab)
 
 enum {
-	OP_HALT, OP_PUSHX, OP_PUSHI, OP_ADD, OP_SUB, OP_MUL, OP_XOR, OP_AND,
-	OP_OR, OP_SHL, OP_SHR, OP_DUP, OP_SWAP, OP_DROP, OP_NEG, OP_NOT,
-	OP_INC, OP_DEC, OP_MIN, OP_MAX,
+	OP_HALT,
+	OP_PUSHX,
+	OP_PUSHI,
+	OP_ADD,
+	OP_SUB,
+	OP_MUL,
+	OP_XOR,
+	OP_AND,
+	OP_OR,
+	OP_SHL,
+	OP_SHR,
+	OP_DUP,
+	OP_SWAP,
+	OP_DROP,
+	OP_NEG,
+	OP_NOT,
+	OP_INC,
+	OP_DEC,
+	OP_MIN,
+	OP_MAX,
 };
 
 #define JT_STACK 16
@@ -20,17 +37,38 @@ enum {
 static int jumptab_binop(u8 op, u64 a, u64 b, u64 *r)
 {
 	switch (op) {
-	case OP_ADD: *r = a + b; break;
-	case OP_SUB: *r = a - b; break;
-	case OP_MUL: *r = a * b; break;
-	case OP_XOR: *r = a ^ b; break;
-	case OP_AND: *r = a & b; break;
-	case OP_OR: *r = a | b; break;
-	case OP_SHL: *r = a << (b & 63); break;
-	case OP_SHR: *r = a >> (b & 63); break;
-	case OP_MIN: *r = a < b ? a : b; break;
-	case OP_MAX: *r = a > b ? a : b; break;
-	default: return -1;
+	case OP_ADD:
+		*r = a + b;
+		break;
+	case OP_SUB:
+		*r = a - b;
+		break;
+	case OP_MUL:
+		*r = a * b;
+		break;
+	case OP_XOR:
+		*r = a ^ b;
+		break;
+	case OP_AND:
+		*r = a & b;
+		break;
+	case OP_OR:
+		*r = a | b;
+		break;
+	case OP_SHL:
+		*r = a << (b & 63);
+		break;
+	case OP_SHR:
+		*r = a >> (b & 63);
+		break;
+	case OP_MIN:
+		*r = a < b ? a : b;
+		break;
+	case OP_MAX:
+		*r = a > b ? a : b;
+		break;
+	default:
+		return -1;
 	}
 	return 0;
 }
@@ -46,25 +84,69 @@ int jumptab_eval(const u8 *prog, size_t n, u64 x, u64 *out)
 		u8 op = prog[pc++];
 
 		switch (op) {
-		case OP_HALT: pc = n; break;
-		case OP_PUSHX: if (sp == JT_STACK) return -1; st[sp++] = x; break;
+		case OP_HALT:
+			pc = n;
+			break;
+		case OP_PUSHX:
+			if (sp == JT_STACK)
+				return -1;
+			st[sp++] = x;
+			break;
 		case OP_PUSHI:
-			if (sp == JT_STACK || pc >= n) return -1;
+			if (sp == JT_STACK || pc >= n)
+				return -1;
 			st[sp++] = prog[pc++];
 			break;
-		case OP_DUP: if (!sp || sp == JT_STACK) return -1; st[sp] = st[sp - 1]; sp++; break;
-		case OP_SWAP:
-			if (sp < 2) return -1;
-			t = st[sp - 1]; st[sp - 1] = st[sp - 2]; st[sp - 2] = t;
+		case OP_DUP:
+			if (!sp || sp == JT_STACK)
+				return -1;
+			st[sp] = st[sp - 1];
+			sp++;
 			break;
-		case OP_DROP: if (!sp) return -1; sp--; break;
-		case OP_NEG: if (!sp) return -1; st[sp - 1] = -st[sp - 1]; break;
-		case OP_NOT: if (!sp) return -1; st[sp - 1] = ~st[sp - 1]; break;
-		case OP_INC: if (!sp) return -1; st[sp - 1]++; break;
-		case OP_DEC: if (!sp) return -1; st[sp - 1]--; break;
-		case OP_ADD: case OP_SUB: case OP_MUL: case OP_XOR: case OP_AND:
-		case OP_OR: case OP_SHL: case OP_SHR: case OP_MIN: case OP_MAX:
-			if (sp < 2 || jumptab_binop(op, st[sp - 2], st[sp - 1], &t))
+		case OP_SWAP:
+			if (sp < 2)
+				return -1;
+			t = st[sp - 1];
+			st[sp - 1] = st[sp - 2];
+			st[sp - 2] = t;
+			break;
+		case OP_DROP:
+			if (!sp)
+				return -1;
+			sp--;
+			break;
+		case OP_NEG:
+			if (!sp)
+				return -1;
+			st[sp - 1] = -st[sp - 1];
+			break;
+		case OP_NOT:
+			if (!sp)
+				return -1;
+			st[sp - 1] = ~st[sp - 1];
+			break;
+		case OP_INC:
+			if (!sp)
+				return -1;
+			st[sp - 1]++;
+			break;
+		case OP_DEC:
+			if (!sp)
+				return -1;
+			st[sp - 1]--;
+			break;
+		case OP_ADD:
+		case OP_SUB:
+		case OP_MUL:
+		case OP_XOR:
+		case OP_AND:
+		case OP_OR:
+		case OP_SHL:
+		case OP_SHR:
+		case OP_MIN:
+		case OP_MAX:
+			if (sp < 2 ||
+			    jumptab_binop(op, st[sp - 2], st[sp - 1], &t))
 				return -1;
 			st[--sp - 1] = t;
 			break;
@@ -87,12 +169,11 @@ static u64 jumptab_direct(u64 x)
 }
 
 static const u8 jumptab_prog[] = {
-	OP_PUSHX, OP_PUSHI, 3, OP_MUL, OP_PUSHI, 7, OP_ADD,
-	OP_PUSHX, OP_PUSHI, 2, OP_SHL, OP_XOR,
-	OP_PUSHX, OP_PUSHI, 1, OP_SHR, OP_SUB,
-	OP_PUSHX, OP_NOT, OP_PUSHI, 0xff, OP_AND, OP_MAX,
-	OP_DUP, OP_DROP, OP_PUSHI, 1, OP_SWAP, OP_ADD, OP_NEG, OP_NEG,
-	OP_INC, OP_DEC, OP_HALT,
+	OP_PUSHX, OP_PUSHI, 3,	    OP_MUL,   OP_PUSHI, 7,	  OP_ADD,
+	OP_PUSHX, OP_PUSHI, 2,	    OP_SHL,   OP_XOR,	OP_PUSHX, OP_PUSHI,
+	1,	  OP_SHR,   OP_SUB, OP_PUSHX, OP_NOT,	OP_PUSHI, 0xff,
+	OP_AND,	  OP_MAX,   OP_DUP, OP_DROP,  OP_PUSHI, 1,	  OP_SWAP,
+	OP_ADD,	  OP_NEG,   OP_NEG, OP_INC,   OP_DEC,	OP_HALT,
 };
 
 static int jumptab_check(char *detail, size_t cap)

@@ -53,21 +53,28 @@ static void kprintf_conv(struct kprintf_out *o, char c, int lng, int width,
 			kprintf_put(o, *s);
 		break;
 	case 'd':
-		sv = lng ? __builtin_va_arg(*ap, long) : __builtin_va_arg(*ap, int);
-		kprintf_num(o, sv < 0 ? -(u64)sv : (u64)sv, 10, width, pad, sv < 0);
+		sv = lng ? __builtin_va_arg(*ap, long)
+			 : __builtin_va_arg(*ap, int);
+		kprintf_num(o, sv < 0 ? -(u64)sv : (u64)sv, 10, width, pad,
+			    sv < 0);
 		break;
 	case 'u':
-		kprintf_num(o, lng ? __builtin_va_arg(*ap, u64)
-				   : __builtin_va_arg(*ap, u32), 10, width, pad, 0);
+		kprintf_num(o,
+			    lng ? __builtin_va_arg(*ap, u64)
+				: __builtin_va_arg(*ap, u32),
+			    10, width, pad, 0);
 		break;
 	case 'x':
-		kprintf_num(o, lng ? __builtin_va_arg(*ap, u64)
-				   : __builtin_va_arg(*ap, u32), 16, width, pad, 0);
+		kprintf_num(o,
+			    lng ? __builtin_va_arg(*ap, u64)
+				: __builtin_va_arg(*ap, u32),
+			    16, width, pad, 0);
 		break;
 	case 'p':
 		kprintf_put(o, '0');
 		kprintf_put(o, 'x');
-		kprintf_num(o, (uptr)__builtin_va_arg(*ap, void *), 16, 16, '0', 0);
+		kprintf_num(o, (uptr) __builtin_va_arg(*ap, void *), 16, 16,
+			    '0', 0);
 		break;
 	case '%':
 		kprintf_put(o, '%');
@@ -111,7 +118,7 @@ static void kprintf_run(struct kprintf_out *o, const char *fmt,
 
 void kprintf(const char *fmt, ...)
 {
-	struct kprintf_out o = { NULL, 0, 0 };
+	struct kprintf_out o = {NULL, 0, 0};
 	__builtin_va_list ap;
 
 	__builtin_va_start(ap, fmt);
@@ -121,7 +128,7 @@ void kprintf(const char *fmt, ...)
 
 int ksnprintf(char *buf, size_t cap, const char *fmt, ...)
 {
-	struct kprintf_out o = { buf, cap, 0 };
+	struct kprintf_out o = {buf, cap, 0};
 	__builtin_va_list ap;
 
 	__builtin_va_start(ap, fmt);

@@ -6,7 +6,7 @@
 #include "demo.h"
 
 #define MB2_BOOT_MAGIC 0x36d76289u
-#define MB2_INFO_MAX (1u << 20)
+#define MB2_INFO_MAX   (1u << 20)
 
 DEMO_OBJECT(mbinfo)
 DEMO_IDENT(mbinfo)
@@ -103,7 +103,7 @@ static int mbinfo_check(char *detail, size_t cap)
 {
 	/* mbinfo_init already walked the tags; check the basics the other
 	 * checks rely on are present. */
-	static const u32 want[] = { 2, 6 };
+	static const u32 want[] = {2, 6};
 	u32 i;
 
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)

@@ -53,16 +53,18 @@ static void memmap_cover_fn(u64 addr, u64 len, void *ctx)
 
 static int memmap_check(char *detail, size_t cap)
 {
-	struct memmap_cover c = { kva_to_phys(__kernel_start), kva_to_phys(end),
-				  0, 0 };
+	struct memmap_cover c = {kva_to_phys(__kernel_start), kva_to_phys(end),
+				 0, 0};
 	int n = memmap_usable(memmap_cover_fn, &c);
 
 	if (n <= 0) {
-		ksnprintf(detail, cap, "memory map missing or without usable RAM");
+		ksnprintf(detail, cap,
+			  "memory map missing or without usable RAM");
 		return -1;
 	}
 	if (!c.covered) {
-		ksnprintf(detail, cap, "kernel image not inside one usable range");
+		ksnprintf(detail, cap,
+			  "kernel image not inside one usable range");
 		return -1;
 	}
 	if (c.total < (16UL << 20)) {

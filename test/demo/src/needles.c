@@ -9,19 +9,19 @@ DEMO_OBJECT(needles)
 DEMO_IDENT(needles)
 
 #define NEEDLE_KEY 0xa5
-#define E(c) ((u8)((c) ^ NEEDLE_KEY))
+#define E(c)	   ((u8)((c) ^ NEEDLE_KEY))
 
 /* "LINKKIT\x1a" (kit_format.h LK_KIT_MAGIC) */
-static const u8 needles_kit[] = { E('L'), E('I'), E('N'), E('K'), E('K'),
-				  E('I'), E('T'), E(0x1a) };
+static const u8 needles_kit[] = {E('L'), E('I'), E('N'), E('K'),
+				 E('K'), E('I'), E('T'), E(0x1a)};
 /* LK_PAYLOAD_MAGIC then LK_PAYLOAD_VERSION 1, little-endian u32s */
-static const u8 needles_payload[] = { E('L'), E('K'), E('P'), E('L'),
-				      E(1), E(0), E(0), E(0) };
+static const u8 needles_payload[] = {E('L'), E('K'), E('P'), E('L'),
+				     E(1),   E(0),   E(0),   E(0)};
 /* the canary string the kit carries */
 static const u8 needles_canary[] = {
-	E('r'), E('e'), E('l'), E('i'), E('n'), E('k'), E('b'), E('o'), E('o'),
-	E('t'), E('-'), E('k'), E('i'), E('t'), E('-'), E('c'), E('a'), E('n'),
-	E('a'), E('r'), E('y'),
+	E('r'), E('e'), E('l'), E('i'), E('n'), E('k'), E('b'),
+	E('o'), E('o'), E('t'), E('-'), E('k'), E('i'), E('t'),
+	E('-'), E('c'), E('a'), E('n'), E('a'), E('r'), E('y'),
 };
 
 static u8 needles_buf[sizeof(needles_kit) + sizeof(needles_payload) +
@@ -45,17 +45,20 @@ static void needles_init(void)
 {
 	u8 *p = needles_buf;
 
-	needles_list[0] = (struct needle){ "kit-magic",
+	needles_list[0] = (struct needle){
+		"kit-magic",
 		needles_decode(p, needles_kit, sizeof(needles_kit)),
-		sizeof(needles_kit) };
+		sizeof(needles_kit)};
 	p += sizeof(needles_kit);
-	needles_list[1] = (struct needle){ "payload-magic",
+	needles_list[1] = (struct needle){
+		"payload-magic",
 		needles_decode(p, needles_payload, sizeof(needles_payload)),
-		sizeof(needles_payload) };
+		sizeof(needles_payload)};
 	p += sizeof(needles_payload);
-	needles_list[2] = (struct needle){ "kit-canary",
+	needles_list[2] = (struct needle){
+		"kit-canary",
 		needles_decode(p, needles_canary, sizeof(needles_canary)),
-		sizeof(needles_canary) };
+		sizeof(needles_canary)};
 }
 DEMO_INIT(needles_init);
 

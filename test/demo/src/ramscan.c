@@ -9,10 +9,10 @@
 DEMO_OBJECT(ramscan)
 DEMO_IDENT(ramscan)
 
-#define RAMSCAN_LIMIT (4UL << 30)
+#define RAMSCAN_LIMIT	    (4UL << 30)
 #define RAMSCAN_MAX_REPORTS 16
-#define ONES 0x0101010101010101UL
-#define HIGHS 0x8080808080808080UL
+#define ONES		    0x0101010101010101UL
+#define HIGHS		    0x8080808080808080UL
 
 int memmap_usable(void (*fn)(u64 addr, u64 len, void *ctx), void *ctx);
 
@@ -91,8 +91,8 @@ static void ramscan_range(u64 addr, u64 len, void *ctx)
 
 int ramscan_run(void)
 {
-	struct ramscan_state s = { 0, 0, kva_to_phys(__kernel_start),
-				   kva_to_phys(end), 0, 0 };
+	struct ramscan_state s = {
+		0, 0, kva_to_phys(__kernel_start), kva_to_phys(end), 0, 0};
 
 	s.nd = needles_get(&s.nn);
 	/* The word filter assumes needles start with one of two bytes. */

@@ -9,9 +9,9 @@
 #include "demo.h"
 
 #define SHT_SYMTAB 2
-#define STT_FUNC 2
-#define SHDR_SIZE 64
-#define SYM_SIZE 24
+#define STT_FUNC   2
+#define SHDR_SIZE  64
+#define SYM_SIZE   24
 #define SYMTAB_MAX (64u << 20)
 
 DEMO_OBJECT(symtab)
@@ -163,17 +163,21 @@ int symtab_object_range(const char *obj, u64 *lo, u64 *hi)
 }
 
 /* Symbolizes functions of several objects by address. */
-#define SYMTAB_FN(f) { (uptr)f, #f }
+#define SYMTAB_FN(f)         \
+	{                    \
+		(uptr) f, #f \
+	}
 static int symtab_check(char *detail, size_t cap)
 {
 	const struct {
 		uptr addr;
 		const char *name;
 	} want[] = {
-		SYMTAB_FN(main), SYMTAB_FN(serial_putc), SYMTAB_FN(kprintf),
-		SYMTAB_FN(symtab_name_at), SYMTAB_FN(ramscan_run),
-		SYMTAB_FN(crc32_compute), SYMTAB_FN(jumptab_eval),
-		SYMTAB_FN(heap_alloc), SYMTAB_FN(exitdev_exit),
+		SYMTAB_FN(main),	 SYMTAB_FN(serial_putc),
+		SYMTAB_FN(kprintf),	 SYMTAB_FN(symtab_name_at),
+		SYMTAB_FN(ramscan_run),	 SYMTAB_FN(crc32_compute),
+		SYMTAB_FN(jumptab_eval), SYMTAB_FN(heap_alloc),
+		SYMTAB_FN(exitdev_exit),
 	};
 	u32 i;
 
@@ -207,14 +211,16 @@ static int symtab_ranges_check(char *detail, size_t cap)
 
 		if (symtab_object_range(names[i], &lo[i], &hi[i]) ||
 		    m < lo[i] || m >= hi[i]) {
-			ksnprintf(detail, cap, "object %s: marker outside its range",
+			ksnprintf(detail, cap,
+				  "object %s: marker outside its range",
 				  names[i]);
 			return -1;
 		}
 		for (j = 0; j < i; j++)
 			if (lo[i] < hi[j] && lo[j] < hi[i]) {
-				ksnprintf(detail, cap, "objects %s and %s overlap",
-					  names[j], names[i]);
+				ksnprintf(detail, cap,
+					  "objects %s and %s overlap", names[j],
+					  names[i]);
 				return -1;
 			}
 	}

@@ -1,6 +1,7 @@
 /* Weak defaults (named outside the object-prefix rule, since the override
- * lives in another object): demo_weak_name is overridden by strong.c, demo_weak_unoverridden
- * is not. A linker that picks the wrong definition fails the check. */
+ * lives in another object): demo_weak_name is overridden by strong.c,
+ * demo_weak_unoverridden is not. A linker that picks the wrong definition fails
+ * the check. */
 #include "demo.h"
 
 DEMO_OBJECT(weak)
@@ -22,7 +23,8 @@ static int weak_check(char *detail, size_t cap)
 
 	if (strcmp(a, "strong override") || strcmp(b, "weak default") ||
 	    symtab_in_object("weak", (uptr)demo_weak_name)) {
-		ksnprintf(detail, cap, "demo_weak_name=\"%s\" demo_weak_unoverridden=\"%s\"",
+		ksnprintf(detail, cap,
+			  "demo_weak_name=\"%s\" demo_weak_unoverridden=\"%s\"",
 			  a, b);
 		return -1;
 	}
