@@ -185,7 +185,8 @@ static void boot_fallback(struct stand *s)
 	ho.load_lo = img.load_lo;
 	ho.load_hi = img.load_hi;
 	ho.entry = img.entry_lma;
-	ho.protocol = s->cfg.protocol;
+	/* The ELF's own note wins; the config covers kernels without one. */
+	ho.protocol = img.protocol ? img.protocol : s->cfg.protocol;
 	ho.loader = "relinkboot fallback";
 	stand_boot(s, &ho);
 	stand_halt("cannot boot the fallback kernel");

@@ -144,6 +144,7 @@ int fat_find_esp(const struct lk_host *h, const struct fat_dev *d,
 
 struct bpb {
 	lk_u32 bps, spc, reserved, nfats, root_ents, total, fatsz, root_cl;
+	lk_u32 ext_flags; /* FAT32: bit 7 = only FAT number (bits 0-3) is live */
 };
 
 static void bpb_parse(const lk_u8 *s, struct bpb *b)
@@ -156,6 +157,7 @@ static void bpb_parse(const lk_u8 *s, struct bpb *b)
 	b->total = rd16(s + 19) ? rd16(s + 19) : rd32(s + 32);
 	b->fatsz = rd16(s + 22) ? rd16(s + 22) : rd32(s + 36);
 	b->root_cl = rd32(s + 44);
+	b->ext_flags = rd16(s + 40);
 }
 
 static int bpb_basic_ok(const lk_u8 *s, const struct bpb *b, lk_u64 count)
@@ -202,6 +204,11 @@ static int fat_layout(struct fat_fs *fs, const struct bpb *b)
 		    b->root_cl >= fs->nclusters + 2)
 			return -1;
 		fs->root_cluster = b->root_cl;
+		if (b->ext_flags & 0x80) {
+			if ((b->ext_flags & 0xf) >= b->nfats)
+				return -1;
+			fs->fat_start += (b->ext_flags & 0xf) * b->fatsz;
+		}
 	} else if (b->root_ents == 0) {
 		return -1;
 	}

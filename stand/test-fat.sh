@@ -140,6 +140,12 @@ f=open(sys.argv[1],"rb"); f.seek(int(sys.argv[2])*512+44); print(struct.unpack("
 			poke "$T/x.img" $((data + (root - 2) * 512 + e * 32)) '<B' 0xe5
 		done
 		expect_error fat32-dir-loop "$T/x.img" '\NOPE.BIN' 'corrupt directory chain'
+		# Mirroring off, FAT 1 active: FAT 0 is stale and must be ignored.
+		cp "$img" "$T/x.img"; poke "$T/x.img" $((lba * 512 + 40)) '<H' 0x81
+		poke "$T/x.img" $((fat + c * 4)) '<I' 0
+		expect_read fat32-active-fat "$T/x.img" '\RELINK\KERNEL.KIT' "$T/src/kit"
+		cp "$img" "$T/x.img"; poke "$T/x.img" $((lba * 512 + 40)) '<H' 0x85
+		expect_error fat32-active-fat-range "$T/x.img" '\RELINK\KERNEL.KIT' 'bad FAT boot sector'
 	fi
 	cp "$img" "$T/x.img"; poke "$T/x.img" $((lba * 512 + 11)) '<H' 0x300
 	expect_error "fat$bits-bad-bps" "$T/x.img" '\RELINK\KERNEL.KIT' 'bad FAT boot sector'
