@@ -121,6 +121,8 @@ def run_all(tmp):
            "demo: ramscan FOUND kit-canary at 0x7e0001c" in lines,
            f"exit {rc}: {[l for l in lines if 'ramscan' in l]}")
 
+    boot_reversed(tmp)
+
     fb = os.path.join(D, "fallback.elf")
     if os.path.exists(fb):
         rc, lines = boot(fb)
@@ -128,6 +130,26 @@ def run_all(tmp):
     else:
         print("skip boot_fallback: fallback.elf not built")
     boot_seeds(tmp)
+
+
+def boot_reversed(tmp):
+    """GNU ld with the objects after locore reversed: the code still works
+    and still passes the range checks, but the init table now runs in the
+    wrong order, which only a keep-order policy prevents."""
+    objs = [l.strip() for l in open(os.path.join(D, "objects.txt")) if l.strip()]
+    out = os.path.join(tmp, "reversed.elf")
+    p = subprocess.run(["ld", "-nostdlib", "-static", "--build-id=none",
+                        "-z", "max-page-size=0x1000", "-z", "noexecstack",
+                        "-T", "test/demo/kernel.ld", "-o", out,
+                        objs[0]] + objs[:0:-1], capture_output=True, text=True)
+    if p.returncode:
+        result("boot_reversed_order", False, f"ld: {p.stderr.strip()}")
+        return
+    rc, lines = boot(out)
+    others = [l for l in lines if l.startswith("demo: check ") and
+              not l.startswith("demo: check initorder") and not l.endswith(" ok")]
+    expect_fail("boot_reversed_order", rc, lines, r"demo: check initorder FAIL .* ran after")
+    result("boot_reversed_other_checks", not others, f"also failed: {others}")
 
 
 def boot_seeds(tmp):

@@ -67,7 +67,9 @@ int mbinfo_init(u32 magic, u32 info_phys)
 	}
 	mbinfo_base = phys_to_ptr(info_phys);
 	mbinfo_total = *(const u32 *)mbinfo_base;
-	if (mbinfo_total < 16 || mbinfo_total > MB2_INFO_MAX) {
+	/* Only the first 4 GiB are mapped: the whole info must lie there. */
+	if (mbinfo_total < 16 || mbinfo_total > MB2_INFO_MAX ||
+	    (u64)info_phys + mbinfo_total > (4UL << 30)) {
 		ksnprintf(mbinfo_why, sizeof(mbinfo_why),
 			  "bad info total_size %u", mbinfo_total);
 		return -1;
