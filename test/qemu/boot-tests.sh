@@ -20,6 +20,8 @@ linkkit=$B/tools/linkkit
 work=$B/test/qemu/$fw
 limit=${BOOT_TIMEOUT:-150}
 missing_sym=relinkboot_test_missing_symbol
+# The stages' loud warning when a debug option makes the layout insecure.
+insecure_re='relinkboot: .*(insecure|debug_seed|not secret)'
 names=()
 
 skip_all() {
@@ -30,7 +32,7 @@ skip_all() {
 
 names=(relink-1-rng relink-2 relink-3-rng relink-4 relink-5-rng
        fingerprints-differ disk-unchanged fallback-nokit fallback-flipped
-       fallback-undefined)
+       fallback-undefined debug-seed-fixed)
 
 need=("$image" "$B/efi/BOOTX64.EFI" "$B/demo/kernel.kit" "$B/demo/fallback.elf")
 [ "$fw" = uefi ] || need+=("$B/stand/stage.bin" "$B/stand/mbr.bin")
@@ -90,8 +92,17 @@ make_undefined() {
 		{ echo "cannot install the kit"; return 1; }
 }
 
+# debug_seed fixes the layout: two boots must then agree, which shows the
+# fingerprint follows the layout (and so that fingerprints-differ can fail).
+make_debug_seed() {
+	cp --sparse=always "$image" "$work/seeded.img" &&
+		"$mkimage" get "$image" '\EFI\BOOT\RELINK.CFG' "$work/seeded.cfg" &&
+		echo "debug_seed = 0123456789abcdeffedcba9876543210" >>"$work/seeded.cfg" &&
+		"$mkimage" put "$work/seeded.img" '\EFI\BOOT\RELINK.CFG' "$work/seeded.cfg"
+}
+
 sha_before=$(sha256sum <"$image")
-make_broken || { echo "not ok $fw-setup: cannot make the broken images"; exit 1; }
+make_broken && make_debug_seed || { echo "not ok $fw-setup: cannot make the test images"; exit 1; }
 undef_why=$(make_undefined) || true
 
 # ---- boots, two at a time ----
@@ -102,7 +113,8 @@ for i in 1 2 3 4 5; do
 	[ $((i % 2)) -eq 1 ] && opts=--rng
 	jobs_list+=("relink-$i $image $opts")
 done
-jobs_list+=("fallback-nokit $work/nokit.img" "fallback-flipped $work/flipped.img")
+jobs_list+=("fallback-nokit $work/nokit.img" "fallback-flipped $work/flipped.img"
+	   "seeded-1 $work/seeded.img" "seeded-2 $work/seeded.img --rng")
 [ -z "$undef_why" ] && jobs_list+=("fallback-undefined $work/undefined.img")
 
 run_job() {
@@ -157,6 +169,8 @@ for i in 1 2 3 4 5; do
 	why=$(check_boot "$name" relinked)
 	if [ -z "$why" ] && grep -q 'relinkboot: fallback' <(clean "$work/$name.log"); then
 		why="unexpected $(grep -m1 'relinkboot: fallback' <(clean "$work/$name.log"))"
+	elif [ -z "$why" ] && grep -Eiq "$insecure_re" <(clean "$work/$name.log"); then
+		why="a default boot printed $(grep -Eim1 "$insecure_re" <(clean "$work/$name.log"))"
 	fi
 	report "$tag" "$why"
 	fp=$(clean "$work/$name.log" | grep -Eo 'demo: fingerprint [0-9a-fA-F]{16}' | tail -n1)
@@ -203,4 +217,16 @@ if [ -n "$undef_why" ]; then
 else
 	check_fallback fallback-undefined "$missing_sym" "the undefined symbol $missing_sym"
 fi
+fingerprint() { clean "$work/$1.log" | grep -Eo 'demo: fingerprint [0-9a-fA-F]{16}' | tail -n1; }
+why=$(check_boot seeded-1 relinked)
+[ -n "$why" ] || why=$(check_boot seeded-2 relinked)
+if [ -z "$why" ]; then
+	f1=$(fingerprint seeded-1) f2=$(fingerprint seeded-2)
+	if [ "$f1" != "$f2" ]; then
+		why="same debug_seed, different layouts: ${f1##* } vs ${f2##* }"
+	elif ! clean "$work/seeded-1.log" | grep -Eiq "$insecure_re"; then
+		why="debug_seed in use but no 'relinkboot: ... INSECURE/debug_seed' warning"
+	fi
+fi
+report debug-seed-fixed "$why"
 for f in "$work"/*.result; do sed "s|^|# $(basename "$f" .result): |" "$f"; done
