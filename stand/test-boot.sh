@@ -66,6 +66,10 @@ if image "$T/ok.img" "$T/k.kit" "$FB"; then
 		else
 			notok "relinked-$mem" "status $rc: $(why)"
 		fi
+		# verbose = 0: the stage says nothing but warnings (no layout).
+		quiet=$(grep '^relinkboot: ' "$T/log.txt" | grep -v '^relinkboot: warning: ')
+		[ -z "$quiet" ] && ok "relinked-quiet-$mem" ||
+			notok "relinked-quiet-$mem" "printed: $(echo "$quiet" | head -n 1)"
 	done
 else
 	notok relinked "mkimage: $(tail -n 1 "$T/mkimage.log")"
@@ -133,6 +137,18 @@ if [ -f "$B/demo/kernel.kit" ] && [ -f "$B/demo/fallback.elf" ]; then
 		done
 		[ -n "${fp[0]}" ] && [ "${fp[0]}" != "${fp[1]}" ] && ok demo-layouts-differ ||
 			notok demo-layouts-differ "fingerprints '${fp[0]}' '${fp[1]}'"
+		# A fixed debug seed gives the same layout twice, and says so.
+		printf 'debug_seed = 00112233445566778899aabbccddeeff\n' >"$T/cfg3"
+		"$MKIMAGE" put "$T/demo.img" '\EFI\BOOT\RELINK.CFG' "$T/cfg3" >/dev/null 2>&1
+		fp=()
+		for i in 1 2; do
+			boot "$T/demo.img" 256 60
+			[ $rc -eq 33 ] && has '^relinkboot: WARNING: debug_seed' &&
+				fp+=("$(sed -n 's/^demo: fingerprint //p' "$T/log.txt")")
+		done
+		[ ${#fp[@]} -eq 2 ] && [ -n "${fp[0]}" ] && [ "${fp[0]}" = "${fp[1]}" ] &&
+			ok demo-debug-seed-repeatable ||
+			notok demo-debug-seed-repeatable "fingerprints '${fp[*]}': $(why)"
 	else
 		notok demo-relinked "mkimage: $(tail -n 1 "$T/mkimage.log")"
 	fi
