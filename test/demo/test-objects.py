@@ -219,7 +219,8 @@ def main():
     objs, secs, syms, rels = check_objects()
     if secs:
         check_features(objs, secs, syms, rels)
-        check_no_needles(objs + [os.path.join(D, "kernel-ld.elf")])
+        linked = [os.path.join(D, f) for f in ("kernel-ld.elf", "fallback.elf")]
+        check_no_needles(objs + [f for f in linked if os.path.exists(f)])
     check_kernel("kernel_ld", os.path.join(D, "kernel-ld.elf"))
     fb = os.path.join(D, "fallback.elf")
     if os.path.exists(fb):
