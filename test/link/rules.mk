@@ -29,3 +29,11 @@ $(B)/test/link/bench_link: $(LINK_BENCH_SRCS) $(wildcard linkkit/*.h) test/link/
 	  -DPB_DATA=25000000 -DPB_STR=40000 -o $@ $(LINK_BENCH_SRCS)
 BENCH += $(B)/test/link/bench_link
 ALL += $(B)/test/link/bench_link
+
+# Differential test against GNU ld on the demo kernel (needs tools + demo).
+$(B)/test/link/diff_demo: test/link/diff-demo.sh
+	@mkdir -p $(@D)
+	{ echo '#!/bin/sh'; echo 'cd $(CURDIR) && exec test/link/diff-demo.sh $(abspath $(B))'; } >$@
+	chmod +x $@
+TESTS += $(B)/test/link/diff_demo
+ALL += $(B)/test/link/diff_demo
