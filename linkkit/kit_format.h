@@ -174,10 +174,12 @@ struct lk_reloc {
 
 /*
  * SHF_MERGE: which pieces survive deduplication (and tail merging) does not
- * depend on the order, so the host computes the classes; their offsets in
- * the merged section follow first occurrence in the boot-time order, as
- * GNU ld does. The first chunk of a group in placement order carries the
- * merged contents (total_size bytes); the group's other chunks get size 0.
+ * depend on the order, so the host computes the classes; where they go
+ * follows the boot-time order as ld.bfd (binutils merge.c) does it: a
+ * class stays in the first chunk in placement order that lists it in its
+ * mrefs, at the next offset there (first-occurrence order); a chunk's size
+ * is the sum of the classes it holds, so a chunk that brings nothing new is
+ * empty. Every class of a group must be listed by at least one chunk.
  */
 struct lk_merge_group {
 	lk_u64 total_size;
@@ -245,9 +247,9 @@ enum lk_opcode {
  *   PROGBITS chunks; offset + field width <= chunk size.
  * - LK_SYM_CHUNK: value <= chunk size, never a MERGE or GAP chunk (use
  *   LK_SYM_MERGE: class + offset, value <= class size).
- * - Merge: every class belongs to one group; total_size is the sum of the
- *   group's class sizes (classes carry any padding they need); classes no
- *   chunk lists are placed after the listed ones, in class order.
+ * - Merge: every class belongs to one group and is listed by a chunk of
+ *   it; total_size is the sum of the group's class sizes (classes carry
+ *   any padding they need).
  * - Plan: exact stack effects, depth <= LK_PLAN_STACK_MAX, empty at the
  *   end; sections do not nest and each outsec is begun at most once; every
  *   slot is placed exactly once, inside its own outsec; S_DATA widths are

@@ -77,6 +77,7 @@ struct lk_link {
 	lk_u64 *chunk_size;  /* effective: gap choice, merged group size */
 	lk_u32 *group_owner; /* merge group -> chunk carrying the contents */
 	lk_u64 *class_off;   /* merge class -> offset in the owner chunk */
+	lk_u32 *class_owner; /* merge class -> chunk holding it (its first) */
 	lk_u64 *sym_val;
 	lk_u32 *sym_sec;     /* PLAN symbols: outsec assigned in, or LK_NONE */
 	lk_u8 *sym_known;
@@ -114,7 +115,7 @@ lk_u32 lk_sym_outsec(const struct lk_link *L, lk_u32 sym);
 int lk_merge_check(struct lk_link *L);
 lk_u64 lk_merge_place(struct lk_link *L, lk_u32 chunk);
 void lk_merge_offsets(struct lk_link *L);
-void lk_merge_write(const struct lk_link *L, lk_u32 group, lk_u8 *dst);
+void lk_merge_write(const struct lk_link *L, lk_u32 chunk, lk_u8 *dst);
 
 /* reloc_x86_64.c */
 int lk_reloc_width(lk_u32 type);

@@ -105,6 +105,7 @@ static int lk_layout_alloc(struct lk_link *L)
 	L->group_owner = lk_link_alloc(L, L->nmg, 4);
 	L->group_run = lk_link_alloc(L, L->nmg, 8);
 	L->class_off = lk_link_alloc(L, L->nmc, 8);
+	L->class_owner = lk_link_alloc(L, L->nmc, 4);
 	L->sym_val = lk_link_alloc(L, L->nsym, 8);
 	L->sym_sec = lk_link_alloc(L, L->nsym, 4);
 	L->sym_known = lk_link_alloc(L, L->nsym, 1);
@@ -116,7 +117,8 @@ static int lk_layout_alloc(struct lk_link *L)
 				sizeof(struct lk_item));
 	return L->order && L->obj_pos && L->slot_order && L->chunk_vma &&
 	       L->chunk_size && L->group_owner && L->group_run &&
-	       L->class_off && L->sym_val && L->sym_sec && L->sym_known &&
+	       L->class_off && L->class_owner && L->sym_val && L->sym_sec &&
+	       L->sym_known &&
 	       L->slot_done && L->os && L->os_seq && L->os_tmp && L->item;
 }
 
@@ -130,6 +132,8 @@ static void lk_layout_reset(struct lk_link *L)
 	lk_memset(L->group_run, 0, L->nmg * sizeof(*L->group_run));
 	for (i = 0; i < L->nmg; i++)
 		L->group_owner[i] = LK_NONE;
+	for (i = 0; i < L->nmc; i++)
+		L->class_owner[i] = LK_NONE;
 	for (i = 0; i < L->nsym; i++)
 		L->sym_sec[i] = LK_NONE;
 	L->nitem = 0;
@@ -218,7 +222,7 @@ lk_u32 lk_sym_outsec(const struct lk_link *L, lk_u32 s)
 	case LK_SYM_PLAN:
 		return L->sym_sec[s];
 	case LK_SYM_MERGE:
-		owner = L->group_owner[L->class_group[y->ref]];
+		owner = L->class_owner[y->ref];
 		return owner == LK_NONE ? LK_NONE : L->slot[L->chunk[owner].slot].outsec;
 	}
 	return LK_NONE;
@@ -257,7 +261,7 @@ static int lk_sym_now(const struct lk_link *L, lk_u32 s, int final, lk_u64 *v)
 		*v = L->os[y->ref].vma + L->os[y->ref].size;
 		return L->os[y->ref].state == LK_OS_DONE;
 	case LK_SYM_MERGE:
-		owner = L->group_owner[L->class_group[y->ref]];
+		owner = L->class_owner[y->ref];
 		if (!final || owner == LK_NONE)
 			return 0;
 		*v = L->chunk_vma[owner] + L->class_off[y->ref] + y->value;

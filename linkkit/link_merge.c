@@ -1,8 +1,10 @@
 /*
  * SHF_MERGE groups. The host decided which pieces survive (that does not
- * depend on the order); the boot side only decides where: the first chunk
- * of a group in placement order carries the merged bytes, and classes get
- * offsets in order of first reference in placement order, as GNU ld does.
+ * depend on the order); the boot side only decides where. As ld.bfd does
+ * (binutils merge.c), each surviving piece ("class") stays in the input
+ * section where it first occurs in placement order, in first-occurrence
+ * order; a chunk's size is the sum of the classes it brings first, and a
+ * chunk that brings none is empty.
  */
 #include "link_internal.h"
 
@@ -55,6 +57,27 @@ static int lk_check_merge_chunk(struct lk_link *L, lk_u32 i)
 	return !bad;
 }
 
+/* A class stays in the first chunk listing it, so each needs a lister. */
+static int lk_check_listed(struct lk_link *L)
+{
+	lk_u8 *listed = lk_link_alloc(L, L->nmc, 1);
+	lk_u32 i, k;
+
+	if (!listed)
+		return 0;
+	for (i = 0; i < L->nchunk; i++)
+		if (L->chunk[i].flags & LK_CHUNK_MERGE)
+			for (k = 0; k < L->chunk[i].mref_count; k++)
+				listed[L->mref[L->chunk[i].mref_first + k]] = 1;
+	for (i = 0; i < L->nmc; i++)
+		if (L->class_group[i] != LK_NONE && !listed[i]) {
+			LK_ERR(L, "%s: merge class %u (group %u) is listed by "
+			       "no chunk", L->name, i, L->class_group[i]);
+			return 0;
+		}
+	return 1;
+}
+
 int lk_merge_check(struct lk_link *L)
 {
 	lk_u32 i;
@@ -71,60 +94,49 @@ int lk_merge_check(struct lk_link *L)
 		if ((L->chunk[i].flags & LK_CHUNK_MERGE) &&
 		    !lk_check_merge_chunk(L, i))
 			return 0;
-	return 1;
+	return lk_check_listed(L);
 }
 
-/* Size of a merge chunk being placed now: the whole group for the first. */
+/* Size of a merge chunk being placed now: the classes it lists that no
+ * earlier chunk listed, which it then holds at increasing offsets. */
 lk_u64 lk_merge_place(struct lk_link *L, lk_u32 chunk)
 {
-	lk_u32 g = L->chunk[chunk].mgroup;
+	const struct lk_chunk *c = &L->chunk[chunk];
+	lk_u64 run = 0;
+	lk_u32 k;
 
-	if (L->group_owner[g] != LK_NONE)
-		return 0;
-	L->group_owner[g] = chunk;
-	return L->mgroup[g].total_size;
+	if (L->group_owner[c->mgroup] == LK_NONE)
+		L->group_owner[c->mgroup] = chunk;
+	for (k = 0; k < c->mref_count; k++) {
+		lk_u32 cls = L->mref[c->mref_first + k];
+
+		if (L->class_owner[cls] != LK_NONE)
+			continue;
+		L->class_owner[cls] = chunk;
+		L->class_off[cls] = run;
+		run += L->mclass[cls].size;
+	}
+	return run;
 }
 
-static void lk_class_assign(struct lk_link *L, lk_u32 cls)
-{
-	lk_u32 g = L->class_group[cls];
-
-	if (L->class_off[cls] != LK_UNSET)
-		return;
-	L->class_off[cls] = L->group_run[g];
-	L->group_run[g] += L->mclass[cls].size;
-}
-
+/* Every class is listed by some chunk (lk_merge_check), so placement has
+ * given each one its place already. */
 void lk_merge_offsets(struct lk_link *L)
 {
-	lk_u32 i, k;
-
-	for (i = 0; i < L->nmc; i++)
-		L->class_off[i] = LK_UNSET;
-	for (i = 0; i < L->nitem; i++) {
-		const struct lk_chunk *c;
-
-		if (L->item[i].kind != LK_ITEM_CHUNK)
-			continue;
-		c = &L->chunk[L->item[i].chunk];
-		if (!(c->flags & LK_CHUNK_MERGE))
-			continue;
-		for (k = 0; k < c->mref_count; k++)
-			lk_class_assign(L, L->mref[c->mref_first + k]);
-	}
-	/* Pieces no chunk lists still take their place, after the others,
-	 * so the group's size stays the sum of its classes. */
-	for (i = 0; i < L->nmc; i++)
-		if (L->class_group[i] != LK_NONE)
-			lk_class_assign(L, i);
+	(void)L;
 }
 
-void lk_merge_write(const struct lk_link *L, lk_u32 g, lk_u8 *dst)
+void lk_merge_write(const struct lk_link *L, lk_u32 chunk, lk_u8 *dst)
 {
-	const struct lk_merge_group *mg = &L->mgroup[g];
-	lk_u32 c;
+	const struct lk_chunk *c = &L->chunk[chunk];
+	lk_u32 k;
 
-	for (c = mg->first_class; c < mg->first_class + mg->class_count; c++)
-		lk_memcpy(dst + L->class_off[c], L->data + L->mclass[c].data_off,
-			  L->mclass[c].size);
+	for (k = 0; k < c->mref_count; k++) {
+		lk_u32 cls = L->mref[c->mref_first + k];
+
+		if (L->class_owner[cls] == chunk)
+			lk_memcpy(dst + L->class_off[cls],
+				  L->data + L->mclass[cls].data_off,
+				  L->mclass[cls].size);
+	}
 }

@@ -35,8 +35,7 @@ static void lk_write_chunk(const struct lk_link *L, lk_u32 c, lk_u8 *p)
 	else if (ch->flags & LK_CHUNK_NOBITS)
 		lk_memset(p, 0, (lk_size)n);
 	else if (ch->flags & LK_CHUNK_MERGE) {
-		if (L->group_owner[ch->mgroup] == c)
-			lk_merge_write(L, ch->mgroup, p);
+		lk_merge_write(L, c, p);
 	} else
 		lk_memcpy(p, L->data + ch->data_off, (lk_size)n);
 }
