@@ -35,23 +35,15 @@ static unsigned reloc_width(uint32_t t)
 	return 0;
 }
 
-/* Kit symbol for "start of section si of object oi". A COMDAT loser's
- * section stands for the same-named section of the winning group, which is
- * what ld.bfd does for local references into a discarded group member. */
+/* Kit symbol for "start of section si of object oi". A reference into a
+ * discarded COMDAT member is an error, as in ld.bfd (NONE). */
 uint32_t kb_section_sym(struct kb *b, uint32_t oi, uint32_t si)
 {
 	struct kb_sec *s = &b->objs[oi].secs[si];
 	uint32_t i;
 
-	if (s->state == SEC_COMDAT_LOSER) {
-		struct kb_obj *w = &b->objs[s->winner_obj];
-
-		for (size_t k = 1; k < w->nsec; k++)
-			if (w->secs[k].state != SEC_COMDAT_LOSER &&
-			    !strcmp(w->secs[k].name, s->name))
-				return kb_section_sym(b, s->winner_obj, (uint32_t)k);
+	if (s->state == SEC_COMDAT_LOSER)
 		return NONE;
-	}
 	if (s->secsym != NONE)
 		return s->secsym;
 	i = kb_new_sym(b, "");
@@ -90,29 +82,70 @@ static uint32_t got_slot(struct kb *b, uint32_t k)
 	return e;
 }
 
-/* Relaxes a GOTPCRELX in place; returns 1 when done. */
+/* Register-operand rewrite shared by the immediate forms: the register
+ * moves from ModRM.reg to ModRM.rm, so REX.R becomes REX.B. */
+static void to_imm_form(uint8_t *p, uint64_t o, uint8_t opcode, uint8_t modrm)
+{
+	if (o >= 3 && (p[o - 3] & 0xf0) == 0x40 && (p[o - 3] & 0x4)) {
+		p[o - 3] &= (uint8_t)~0x4;
+		p[o - 3] |= 0x1;
+	}
+	p[o - 2] = opcode;
+	p[o - 1] = modrm;
+}
+
+static int has_rex_w(const uint8_t *p, uint64_t o)
+{
+	return o >= 3 && (p[o - 3] & 0xf8) == 0x48;
+}
+
+/*
+ * ld.bfd (elf_x86_64_convert_load_reloc) in a static non-PIE link: branches
+ * and plain GOTPCREL loads become PC-relative (call -> addr32 call, jmp ->
+ * jmp; nop, mov -> lea); GOTPCRELX mov/test/binop take the address as a
+ * sign-extended immediate. Returns 1 when the instruction was rewritten.
+ */
 static int relax_got(struct kb *b, struct kb_sec *s, struct kb_reloc *r)
 {
 	uint8_t *p = (uint8_t *)s->data;
 	uint64_t o = r->offset;
+	int relocx = r->type != R_X86_64_GOTPCREL;
+	uint8_t op, modrm, reg;
 
-	if (!p || o < 2 || !sym_is_local_def(b, r->sym) ||
-	    (r->type != R_X86_64_GOTPCRELX && r->type != R_X86_64_REX_GOTPCRELX))
+	if (!p || o < 2 || !sym_is_local_def(b, r->sym))
 		return 0;
-	if (p[o - 2] == 0x8b) { /* mov foo@GOTPCREL(%rip) -> lea foo(%rip) */
-		p[o - 2] = 0x8d;
-	} else if (p[o - 2] == 0xff && p[o - 1] == 0x15) {
+	op = p[o - 2];
+	modrm = p[o - 1];
+	reg = (uint8_t)((modrm & 0x38) >> 3);
+	if ((modrm & 0xc7) != 0x05)
+		return 0; /* not RIP-relative */
+	if (op == 0xff && modrm == 0x15) {
 		p[o - 2] = 0x67; /* addr32 call foo */
 		p[o - 1] = 0xe8;
-	} else if (p[o - 2] == 0xff && p[o - 1] == 0x25 && o + 4 <= s->sh.sh_size) {
+	} else if (op == 0xff && modrm == 0x25) {
 		memmove(p + o - 1, p + o, 4); /* jmp foo; nop */
 		p[o - 2] = 0xe9;
 		p[o + 3] = 0x90;
 		r->offset = o - 1;
+	} else if (op == 0x8b && !relocx) {
+		p[o - 2] = 0x8d; /* mov foo@GOTPCREL(%rip) -> lea foo(%rip) */
+	} else if (!relocx || !has_rex_w(p, o)) {
+		return 0;
+	} else if (op == 0x8b) {
+		to_imm_form(p, o, 0xc7, (uint8_t)(0xc0 | reg)); /* mov $foo */
+	} else if (op == 0x85) {
+		to_imm_form(p, o, 0xf7, (uint8_t)(0xc0 | reg)); /* test $foo */
+	} else if ((op & 0xc7) == 0x03) {
+		to_imm_form(p, o, 0x81, (uint8_t)(0xc0 | reg | (op & 0x38))); /* binop $foo */
 	} else {
 		return 0;
 	}
-	r->type = R_X86_64_PC32;
+	if (p[o - 2] == 0xc7 || p[o - 2] == 0xf7 || p[o - 2] == 0x81) {
+		r->type = R_X86_64_32S; /* an absolute: no PC bias */
+		r->addend = 0;
+	} else {
+		r->type = R_X86_64_PC32;
+	}
 	return 1;
 }
 
@@ -262,7 +295,7 @@ static void finish_one(struct kb *b, struct kb_reloc *r)
 	}
 	if (s->type == STT_SECTION && s->obj != NONE && b->objs[s->obj].secs[s->sec].pieces) {
 		struct kb_sec *ms = &b->objs[s->obj].secs[s->sec];
-		uint64_t t = s->value + (uint64_t)r->addend;
+		uint64_t t = (uint64_t)r->addend; /* section symbols are 0 */
 		uint32_t n;
 
 		for (uint32_t i = 0; i < ms->npieces; i++) {

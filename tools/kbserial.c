@@ -158,6 +158,7 @@ static void undef_symbol(struct kb *b, struct kb_sym *s)
 		s->kind = start ? LK_SYM_OUTSEC_START : LK_SYM_OUTSEC_END;
 		s->ref = o;
 		s->def = DEF_PLAN;
+		s->emit = 1;
 		return;
 	}
 	if (s->script_ref)

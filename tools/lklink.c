@@ -188,10 +188,16 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Output sections, then symbols by address. */
+/* Non-allocated sections were moved to file offsets by fix_sections. */
+static const void *in_view(const struct elf_out *e, const Elf64_Shdr *sh)
+{
+	return e->view + (sh->sh_offset - e->shoff);
+}
+
 static int write_map(const char *path, const struct elf_out *e)
 {
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)e->view;
-	const char *shstr = (const char *)e->view + sh[e->ev.shstrndx].sh_offset;
+	const char *shstr = in_view(e, &sh[e->ev.shstrndx]);
 	FILE *f = fopen(path, "w");
 
 	if (!f) {
@@ -215,8 +221,8 @@ static int write_map(const char *path, const struct elf_out *e)
 			continue;
 		n = sh[i].sh_size / sizeof(Elf64_Sym);
 		syms = kb_xcalloc(n, sizeof(*syms));
-		memcpy(syms, e->view + sh[i].sh_offset, n * sizeof(*syms));
-		str = (const char *)e->view + sh[sh[i].sh_link].sh_offset;
+		memcpy(syms, in_view(e, &sh[i]), n * sizeof(*syms));
+		str = in_view(e, &sh[sh[i].sh_link]);
 		qsort(syms, n, sizeof(*syms), cmp_u64);
 		for (size_t k = 0; k < n; k++)
 			if (syms[k].st_name)
