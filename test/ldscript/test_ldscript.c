@@ -1053,6 +1053,61 @@ static void test_limits(void)
 	report("limits");
 }
 
+/* A GENERIC-sized kernel: 2,200 objects x 12 sections against the BSD
+ * script must stay far from quadratic (bound is generous for ASan and a
+ * shared machine). */
+static void test_scale(void)
+{
+	static const char *const secs[] = {
+		".text", ".text.f1", ".text.f2", ".rodata", ".rodata.str1.1",
+		".data", ".bss", "COMMON", ".eh_frame", ".initcall.1",
+		".openbsd.randomdata", ".ctors.5",
+	};
+	enum { NOBJ = 2200, NSEC = sizeof(secs) / sizeof(secs[0]) };
+	struct ls_input *in = calloc(NOBJ * NSEC, sizeof(*in));
+	char (*names)[16] = calloc(NOBJ, 16);
+	struct tctx t = { .canonical = ".initcall.*" };
+	struct ls_callbacks cb = callbacks(&t);
+	struct ls_compiled c;
+	struct ls_script *s;
+	clock_t t0;
+	double secs_used;
+	size_t i, orphans = 0, discards = 0;
+
+	for (i = 0; i < NOBJ; i++)
+		snprintf(names[i], 16, "obj%zu.o", i);
+	for (i = 0; i < (size_t)NOBJ * NSEC; i++) {
+		const char *sec = secs[i % NSEC];
+		int nb = !strcmp(sec, ".bss") || !strcmp(sec, "COMMON");
+
+		in[i] = (struct ls_input){ names[i / NSEC], sec, (uint32_t)(i / NSEC),
+					   nb ? NB : PB, AW, 8, 8 };
+	}
+	diag_reset();
+	t0 = clock();
+	s = ls_parse_file(LS_TEST_DIR "/bsd.ld");
+	if (!s || ls_compile(s, in, (size_t)NOBJ * NSEC, &cb, &c)) {
+		fail("compile: %s", diag);
+	} else {
+		secs_used = (double)(clock() - t0) / CLOCKS_PER_SEC;
+		for (i = 0; i < (size_t)NOBJ * NSEC; i++) {
+			orphans += c.input_slot[i] == LS_ORPHAN;
+			discards += c.input_slot[i] == LS_DISCARD;
+		}
+		/* every section has a home; .eh_frame is discarded */
+		CHECK(orphans == 0 && discards == NOBJ, "orphans %zu discards %zu",
+		      orphans, discards);
+		CHECK(secs_used < 10, "took %.2f s", secs_used);
+		printf("# scale: %d inputs compiled in %.3f s\n", NOBJ * NSEC, secs_used);
+		ls_compiled_free(&c);
+	}
+	ls_free(s);
+	tctx_free(&t);
+	free(in);
+	free(names);
+	report("scale");
+}
+
 /* Garbage never crashes or hangs, and a rejected script always says why. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
@@ -1174,6 +1229,7 @@ int main(void)
 	test_linux();
 	test_misc();
 	test_limits();
+	test_scale();
 	test_fuzz();
 	return nfailed ? 1 : 0;
 }
