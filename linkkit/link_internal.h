@@ -94,6 +94,7 @@ struct lk_link {
 
 	struct lk_alloc_rec allocs[LK_MAX_ALLOCS];
 	lk_u32 nallocs;
+	int nomem; /* an allocation failed: report LK_ERR_NOMEM */
 };
 
 /* link_open.c */

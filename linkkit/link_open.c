@@ -18,7 +18,10 @@ void *lk_link_alloc(struct lk_link *L, lk_u64 count, lk_u64 elsize)
 	lk_u64 n = count * elsize;
 	void *p;
 
-	/* count comes from a validated table, so the product cannot wrap. */
+	/* count comes from a validated table, so the product cannot wrap.
+	 * After one failure the rest fail quietly: one line per problem. */
+	if (L->nomem)
+		return LK_NULL;
 	if (n == 0)
 		n = 16;
 	if (n > LK_MAX_SIZE || n != (lk_size)n || L->nallocs >= LK_MAX_ALLOCS) {
@@ -27,6 +30,7 @@ void *lk_link_alloc(struct lk_link *L, lk_u64 count, lk_u64 elsize)
 	}
 	p = L->h->alloc(L->h->ctx, (lk_size)n);
 	if (!p) {
+		L->nomem = 1;
 		LK_ERR(L, "%s: out of memory (%llu bytes)", L->name, n);
 		return LK_NULL;
 	}
@@ -473,8 +477,10 @@ int lk_link_open(const struct lk_host *h, const void *payload, lk_u64 size,
 	L->size = size;
 	L->hdr = payload;
 	if (!lk_link_validate(L)) {
+		int nomem = L->nomem;
+
 		lk_link_close(L);
-		return LK_ERR_FORMAT;
+		return nomem ? LK_ERR_NOMEM : LK_ERR_FORMAT;
 	}
 	*out = L;
 	return LK_OK;

@@ -1243,6 +1243,49 @@ static void test_kit(void)
 	free(f.b);
 }
 
+static int alloc_left;
+
+static void *fail_alloc(void *ctx, lk_size n)
+{
+	(void)ctx;
+	return alloc_left-- > 0 ? calloc(1, n) : NULL;
+}
+
+/* Every allocation failure gives LK_ERR_NOMEM, one line, and no leak. */
+static void test_nomem(void)
+{
+	struct fix f;
+	lk_u64 size;
+	lk_u8 *p;
+	int bad = 0, limit;
+
+	fix_make(&f);
+	fix_relocs(&f);
+	p = pb_build(f.b, &size);
+	for (limit = 0; limit < 40; limit++) {
+		struct lk_link *L = NULL;
+		struct lk_rng r;
+		int rc;
+
+		tlog_reset();
+		th.alloc = fail_alloc;
+		alloc_left = limit;
+		rng_seed(&r, 1);
+		rc = lk_link_open(&th, p, size, "kernel.kit", &L);
+		if (rc == LK_OK)
+			rc = lk_link_layout(L, &r);
+		lk_link_close(L);
+		if (rc == LK_OK)
+			break;
+		bad += rc != LK_ERR_NOMEM || tlog_total != 1;
+	}
+	CHECK("nomem_reported", bad == 0 && limit > 5 && limit < 40,
+	      "%d wrong results, %d allocations needed", bad, limit);
+	tlog_reset();
+	free(p);
+	free(f.b);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1259,6 +1302,7 @@ int main(void)
 	test_random_fill();
 	test_elfload();
 	test_kit();
+	test_nomem();
 	test_garbage();
 	return failures ? 1 : 0;
 }
