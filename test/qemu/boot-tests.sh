@@ -5,7 +5,8 @@
 #
 # Environment: B (build directory, default build). Uses $B/image/disk.img,
 # $B/tools/linkkit, the demo kernel's objects, script and policy, and
-# writes scratch images and serial logs under $B/test/qemu/FIRMWARE/.
+# writes scratch images and serial logs under $B/test/qemu/FIRMWARE/ (a
+# link to this run's directory).
 # Boots run two at a time; each boots a private copy of its image so the
 # copies can be checked for writes afterwards.
 set -uo pipefail
@@ -42,8 +43,12 @@ done
 [ "$fw" = uefi ] || "$mkimage" check "$image" | grep -qv ', 0 sectors' ||
 	skip_all "$image has no BIOS stage (rebuild it after stand/)"
 
-rm -rf "$work"
-mkdir -p "$work"
+# A private directory per run (several people may run the suite on one
+# build tree); $B/test/qemu/FIRMWARE points at the latest one.
+mkdir -p "$B/test/qemu"
+find "$B/test/qemu" -maxdepth 1 -name "$fw.run.*" -mmin +60 -exec rm -rf {} + 2>/dev/null
+work=$(mktemp -d "$B/test/qemu/$fw.run.XXXXXX") || exit 1
+ln -sfn "$(basename "$work")" "$B/test/qemu/$fw.new" && mv -Tf "$B/test/qemu/$fw.new" "$B/test/qemu/$fw"
 # Boot a snapshot: a concurrent `make` may rebuild the image meanwhile.
 cp --sparse=always "$B/image/disk.img" "$work/disk.img"
 image=$work/disk.img

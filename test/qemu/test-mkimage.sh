@@ -6,14 +6,21 @@ set -uo pipefail
 B=${B:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 mk=$here/../../tools/mkimage.sh
-w=$B/test/qemu/mkimage
-rm -rf "$w"
-mkdir -p "$w"
+# A private directory per run, kept only when something failed.
+mkdir -p "$B/test/qemu"
+w=$(mktemp -d "$B/test/qemu/mkimage.XXXXXX") || exit 1
+failed=0
+trap '[ "$failed" = 1 ] && echo "# logs kept in $w" || rm -rf "$w"' EXIT
 
 t() { # t NAME REASON-IF-FAILED COMMAND...
 	local name=$1 why=$2
 	shift 2
-	if "$@" >>"$w/log" 2>&1; then echo "ok mkimage-$name"; else echo "not ok mkimage-$name: $why"; fi
+	if "$@" >>"$w/log" 2>&1; then
+		echo "ok mkimage-$name"
+	else
+		echo "not ok mkimage-$name: $why"
+		failed=1
+	fi
 }
 not() { ! "$@"; }
 
