@@ -285,32 +285,6 @@ static int is_defined(struct cc *c, const char *name)
 	return c->cb->defined && c->cb->defined(c->cb->ctx, name);
 }
 
-static uint64_t fold_bin(int op, uint64_t a, uint64_t b)
-{
-	switch (op) {
-	case LK_E_ADD: return a + b;
-	case LK_E_SUB: return a - b;
-	case LK_E_MUL: return a * b;
-	case LK_E_DIV: return a / b;
-	case LK_E_MOD: return a % b;
-	case LK_E_AND: return a & b;
-	case LK_E_OR: return a | b;
-	case LK_E_XOR: return a ^ b;
-	case LK_E_SHL: return b >= 64 ? 0 : a << b;
-	case LK_E_SHR: return b >= 64 ? 0 : a >> b;
-	case LK_E_LT: return a < b;
-	case LK_E_LE: return a <= b;
-	case LK_E_GT: return a > b;
-	case LK_E_GE: return a >= b;
-	case LK_E_EQ: return a == b;
-	case LK_E_NE: return a != b;
-	case LK_E_LAND: return a && b;
-	case LK_E_LOR: return a || b;
-	case LK_E_MAX: return a > b ? a : b;
-	default: return a < b ? a : b; /* LK_E_MIN */
-	}
-}
-
 /* 1 and *v when `e` is known at compile time; reports division by zero
  * and bad alignments once, where they are constant. */
 static int fold(struct cc *c, const struct ls_expr *e, uint64_t *v)
@@ -333,7 +307,7 @@ static int fold(struct cc *c, const struct ls_expr *e, uint64_t *v)
 			cerr(c, e->file, e->line, "division by zero");
 			b = 1;
 		}
-		*v = fold_bin(e->op, a, b);
+		*v = ls_fold_bin(e->op, a, b);
 		return 1;
 	case LE_COND:
 		if (!fold(c, e->c, &x) || !fold(c, e->a, &a) || !fold(c, e->b, &b))

@@ -172,6 +172,9 @@ struct ls_script {
 	int nphdrs, has_phdrs;
 };
 
+/* Binary LK_E_* operator (not DIV/MOD by zero: callers check). */
+uint64_t ls_fold_bin(int op, uint64_t a, uint64_t b);
+
 /* Glob with * ? [...] ([!..] and [^..] negate). */
 int ls_glob(const char *pat, const char *s);
 

@@ -172,8 +172,8 @@ static void lex_num(struct ls_lexer *lx, size_t pos, struct ls_token *t)
 		i++;
 	}
 	t->hex_digits = base == 16 ? digits : 0;
-	if (at(lx, i) == 'K' || at(lx, i) == 'M') {
-		int sh = at(lx, i) == 'K' ? 10 : 20;
+	if (strchr("KkMm", at(lx, i)) && at(lx, i)) {
+		int sh = tolower(at(lx, i)) == 'k' ? 10 : 20;
 
 		if (v >> (64 - sh))
 			over = 1;

@@ -788,20 +788,22 @@ static int parse_sec_type(struct parser *p, struct ls_outdesc *os)
 	return 0;
 }
 
+static int pconst(const struct ls_expr *e, uint64_t *v);
+
 static int parse_fill(struct parser *p, struct ls_outdesc *os)
 {
 	struct ls_expr *e = parse_expr(p);
 
 	if (!e)
 		return -1;
-	if (e->kind != LE_NUM)
-		return perr(p, e->line, "fill must be a number");
+	if (!pconst(e, &os->fill))
+		return perr(p, e->line, "fill must be a constant");
 	os->has_fill = 1;
-	os->fill = e->num;
 	/* GNU ld: a hex fill is the byte string its digits spell; any other
 	 * number is a 4-byte big-endian value. */
-	os->fill_len = e->hex_digits ? (e->hex_digits + 1) / 2 : 4;
-	if (os->fill_len > 4 || (!e->hex_digits && e->num > 0xffffffffu))
+	os->fill_len = e->kind == LE_NUM && e->hex_digits ?
+			       (e->hex_digits + 1) / 2 : 4;
+	if (os->fill_len > 4 || os->fill > 0xffffffffu)
 		return perr(p, e->line, "fill pattern longer than 4 bytes");
 	return 0;
 }
@@ -912,15 +914,46 @@ static const struct {
 	{ "PT_OPENBSD_BOOTDATA", 0x65a41be6 },
 };
 
+/* Numbers and operators only: PHDRS values need no symbols. */
+static int pconst(const struct ls_expr *e, uint64_t *v)
+{
+	uint64_t a, b, x;
+
+	switch (e->kind) {
+	case LE_NUM:
+		*v = e->num;
+		return 1;
+	case LE_UN:
+		if (!pconst(e->a, &a))
+			return 0;
+		*v = e->op == LK_E_NEG ? -a : e->op == LK_E_NOT ? ~a : !a;
+		return 1;
+	case LE_BIN:
+		if (!pconst(e->a, &a) || !pconst(e->b, &b) ||
+		    ((e->op == LK_E_DIV || e->op == LK_E_MOD) && !b))
+			return 0;
+		*v = ls_fold_bin(e->op, a, b);
+		return 1;
+	case LE_COND:
+		if (!pconst(e->c, &x) || !pconst(e->a, &a) || !pconst(e->b, &b))
+			return 0;
+		*v = x ? a : b;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static int const_u32(struct parser *p, const char *what, uint32_t *out)
 {
 	struct ls_expr *e = parse_expr(p);
+	uint64_t v;
 
 	if (!e)
 		return -1;
-	if (e->kind != LE_NUM || e->num > 0xffffffffu)
-		return perr(p, e->line, "%s must be a number below 2^32", what);
-	*out = (uint32_t)e->num;
+	if (!pconst(e, &v) || v > 0xffffffffu)
+		return perr(p, e->line, "%s must be a constant below 2^32", what);
+	*out = (uint32_t)v;
 	return 0;
 }
 

@@ -44,6 +44,33 @@ void ls_arena_free(struct ls_arena *a)
 	}
 }
 
+/* One binary operator on 64-bit unsigned values; b != 0 for DIV/MOD. */
+uint64_t ls_fold_bin(int op, uint64_t a, uint64_t b)
+{
+	switch (op) {
+	case LK_E_ADD: return a + b;
+	case LK_E_SUB: return a - b;
+	case LK_E_MUL: return a * b;
+	case LK_E_DIV: return a / b;
+	case LK_E_MOD: return a % b;
+	case LK_E_AND: return a & b;
+	case LK_E_OR: return a | b;
+	case LK_E_XOR: return a ^ b;
+	case LK_E_SHL: return b >= 64 ? 0 : a << b;
+	case LK_E_SHR: return b >= 64 ? 0 : a >> b;
+	case LK_E_LT: return a < b;
+	case LK_E_LE: return a <= b;
+	case LK_E_GT: return a > b;
+	case LK_E_GE: return a >= b;
+	case LK_E_EQ: return a == b;
+	case LK_E_NE: return a != b;
+	case LK_E_LAND: return a && b;
+	case LK_E_LOR: return a || b;
+	case LK_E_MAX: return a > b ? a : b;
+	default: return a < b ? a : b; /* LK_E_MIN */
+	}
+}
+
 static ls_diag_fn diag_fn;
 static void *diag_ctx;
 

@@ -688,6 +688,11 @@ static void test_errors(void)
 		{ "INCLUDE nonexistent.ld",
 		  "t.ld:1: cannot read INCLUDE file 'nonexistent.ld': No such file or directory\n" },
 		{ "PROVIDE(x += 1);", "t.ld:1: expected '=' but found '+='\n" },
+		{ "PHDRS { a PT_LOAD FLAGS(x); }",
+		  "t.ld:1: FLAGS must be a constant below 2^32\n" },
+		{ "PHDRS { a 0x100000000; }",
+		  "t.ld:1: segment type must be a constant below 2^32\n" },
+		{ "SECTIONS { .a : { *(.a) } =x }", "t.ld:1: fill must be a constant\n" },
 		/* several errors, each reported once with its own line */
 		{ "FOO(1);\nx = ;\nSECTIONS {\n .a : { *(.a) } :bad\n .b : { *(.b }\n}\nBAR\n",
 		  "t.ld:1: unsupported construct 'FOO'\n"
@@ -837,6 +842,15 @@ static void test_misc(void)
 		ls_free(s);
 	}
 	tctx_free(&t);
+
+	/* errors inside an INCLUDEd file name that file */
+	diag_reset();
+	s = ls_parse_file(LS_TEST_DIR "/include_err.ld");
+	CHECK(!s && !strcmp(diag, LS_TEST_DIR "/include_bad.ld:2: expected ')' but found ';'\n"
+			    LS_TEST_DIR "/include_bad.ld:3: unsupported construct 'MEMORY'\n"
+			    LS_TEST_DIR "/include_err.ld:4: expected an expression but found ';'\n"),
+	      "include errors:\n%s", diag);
+	ls_free(s);
 
 	plan = compile_text(
 		"SECTIONS {\n"
