@@ -15,6 +15,7 @@
 #define RELOC 0x0600
 #define STAGE_SEG 0x0800        /* stage runs at 0:8000 */
 #define STAGE_MAX 832           /* sectors: 0x8000 + 832*512 = 0x70000, the bounce buffer */
+#define STAGE_MAGIC 0x53424c52  /* "RLBS" at stage offset 4 */
 #define CHUNK 64                /* sectors per read: 32 KiB never crosses 64 KiB */
 #define ADDR(x) ((x) - _start + RELOC)
 
@@ -85,6 +86,9 @@ read_ok:
 	subw	%bx, %cx
 	jnz	read_loop
 
+	/* A blank or foreign LBA must not be executed: check start.S's magic. */
+	cmpl	$STAGE_MAGIC, 0x8004
+	jne	err_stage
 	movb	ADDR(drive), %dl
 	ljmp	$0, $0x8000
 
@@ -125,9 +129,9 @@ puts:
 	jmp	puts
 2:	ret
 
-msg_head:	.asciz "relinkboot: mbr: "
+msg_head:	.asciz "\r\nrelinkboot: mbr: "
 msg_noext:	.asciz "no INT 13h extensions\r\n"
-msg_stage:	.asciz "bad stage size\r\n"
+msg_stage:	.asciz "bad stage\r\n"
 msg_read:	.asciz "disk read error\r\n"
 
 drive:	.byte 0

@@ -18,7 +18,7 @@
 _start:
 	jmp	real_start
 	.balign 4
-	.ascii	"RLBS"                  /* stage magic, for humans and dumps */
+	.ascii	"RLBS"                  /* stage magic at offset 4: mbr.S checks it */
 
 real_start:
 	cli

@@ -118,8 +118,14 @@ if [ -f "$T/ok.img" ]; then
 	cp "$T/ok.img" "$T/mbr.img"
 	printf '\0\0' | dd of="$T/mbr.img" bs=1 seek=$((0x1b4)) conv=notrunc status=none
 	boot "$T/mbr.img" 256 5
-	has '^relinkboot: mbr: bad stage size' && ok mbr-bad-stage-size ||
+	has '^relinkboot: mbr: bad stage' && ok mbr-bad-stage-size ||
 		notok mbr-bad-stage-size "status $rc: $(why)"
+	# ... and a stage LBA holding something else than the stage.
+	cp "$T/ok.img" "$T/mbr.img"
+	dd if=/dev/zero of="$T/mbr.img" bs=512 seek=64 count=1 conv=notrunc status=none
+	boot "$T/mbr.img" 256 5
+	has '^relinkboot: mbr: bad stage' && ok mbr-bad-stage-magic ||
+		notok mbr-bad-stage-magic "status $rc: $(why)"
 fi
 
 # 6. The demo kernel, relinked twice: both pass, layouts differ.
