@@ -14,7 +14,7 @@ root=$(cd "$here/.." && pwd)
 mkimage=$root/tools/mkimage.sh
 efi=$B/efi/BOOTX64.EFI kit=$B/demo/kernel.kit fb=$B/demo/fallback.elf
 linkkit=$B/tools/linkkit
-work=$B/efi/test-uefi-boot
+work=$B/efi/uefi-boot.d
 seed=5eed0123456789abcdef0123456789ab
 limit=${EFI_BOOT_TIMEOUT:-150}
 
