@@ -17,8 +17,16 @@
 #define LK_LBITS 10	 /* primary literal/length table index bits */
 #define LK_DBITS 8	 /* primary distance table index bits */
 #define LK_CBITS 7	 /* code-length code: max length 7, no subtables */
-#define LK_LCAP 1536	 /* worst case for 288 symbols, 10 bits, is 1334 */
-#define LK_DCAP 512	 /* worst case for 32 symbols, 8 bits, is 402 */
+/*
+ * Table capacities. In a complete canonical code the longer codes fill the
+ * primary slots in order, so a subtable holding codes of one length has as
+ * many entries as codes, and those mixing lengths have distinct index bits
+ * (at most 15 - root of them). Hence at most 2^10 + 286 + (2^5+...+2) =
+ * 1372 literal/length entries and 2^8 + 30 + (2^7+...+2) = 540 distance
+ * entries; lk_build still refuses to pass the capacity.
+ */
+#define LK_LCAP 1372
+#define LK_DCAP 540
 #define LK_ROOM (258 + 8) /* longest match plus one 8-byte overshoot */
 
 /*
@@ -183,6 +191,8 @@ static int lk_build(lk_u32 *t, unsigned cap, const lk_u8 *lens, unsigned n,
 				lk_fill(t, sub, 1, used, LK_E(LK_K_BAD, 0, 0));
 				t[prefix] = LK_E(LK_K_SUB, sb, sub) | tbits;
 			}
+			if (len - tbits > sb) /* cannot happen: stay in bounds */
+				return LK_I_BAD;
 			lk_fill(t + sub, rev >> tbits, 1u << (len - tbits),
 				1u << sb, e | (len - tbits));
 		}

@@ -354,12 +354,204 @@ static void test_headers(void)
 	tap_check(ok, "inflate-headers", "header/adler checks wrong");
 }
 
+/* ---- hand-made dynamic blocks: code shapes zlib's encoder never emits ---- */
+
+struct bitw {
+	unsigned char *p;
+	size_t n, cap;
+	uint64_t acc;
+	unsigned bits;
+};
+
+static void put_bits(struct bitw *w, uint32_t v, unsigned n)
+{
+	w->acc |= (uint64_t)v << w->bits;
+	w->bits += n;
+	while (w->bits >= 8) {
+		if (w->n < w->cap)
+			w->p[w->n++] = (unsigned char)w->acc;
+		w->acc >>= 8;
+		w->bits -= 8;
+	}
+}
+
+/* Huffman codes go out most significant bit first. */
+static void put_code(struct bitw *w, uint32_t code, unsigned len)
+{
+	uint32_t r = 0;
+
+	for (unsigned i = 0; i < len; i++)
+		r |= ((code >> i) & 1) << (len - 1 - i);
+	put_bits(w, r, len);
+}
+
+static void canonical(const unsigned char *lens, int n, uint32_t *codes)
+{
+	uint32_t count[16] = { 0 }, next[16], code = 0;
+
+	for (int i = 0; i < n; i++)
+		count[lens[i]]++;
+	count[0] = 0;
+	for (int b = 1; b < 16; b++) {
+		code = (code + count[b - 1]) << 1;
+		next[b] = code;
+	}
+	for (int i = 0; i < n; i++)
+		codes[i] = lens[i] ? next[lens[i]]++ : 0;
+}
+
+/* A random complete code over n symbols: split random leaves, preferring
+ * deep ones, so lengths up to 15 (and many subtables) are common. */
+static void random_lengths(unsigned char *lens, int n, int deep)
+{
+	unsigned char depth[320];
+	int leaves = 1;
+
+	depth[0] = 0;
+	while (leaves < n) {
+		int pick = -1;
+		for (int tries = 0; tries < 64; tries++) {
+			int i = (int)tap_below((uint32_t)leaves);
+			if (depth[i] < 15 && (pick < 0 || (deep && depth[i] > depth[pick])))
+				pick = i;
+		}
+		if (pick < 0)
+			break;
+		depth[pick]++;
+		depth[leaves++] = depth[pick];
+	}
+	for (int i = 0; i < n; i++)
+		lens[i] = i < leaves ? depth[i] : 0;
+	for (int i = n - 1; i > 0; i--) { /* shuffle symbols */
+		int j = (int)tap_below((uint32_t)i + 1);
+		unsigned char t = lens[i];
+		lens[i] = lens[j];
+		lens[j] = t;
+	}
+}
+
+static const uint16_t len_base[29] = { 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15,
+	17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
+static const uint8_t len_extra[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2,
+	2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
+static const uint16_t dist_base[30] = { 1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33,
+	49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097,
+	6145, 8193, 12289, 16385, 24577 };
+static const uint8_t dist_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4,
+	5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
+
+/* One final dynamic block; returns the expected output length. */
+static size_t make_block(struct bitw *w, unsigned char *exp, size_t cap,
+			 int nlit, int ndist, const unsigned char *ll,
+			 const unsigned char *dl)
+{
+	unsigned char cl[19], all[316];
+	uint32_t clc[19], llc[286], dlc[30];
+	static const int order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11,
+				       4, 12, 3, 13, 2, 14, 1, 15 };
+	size_t out = 0;
+
+	/* Code-length code: 13 symbols of 4 bits and 6 of 5 is complete. */
+	for (int i = 0; i < 19; i++)
+		cl[order[i]] = i < 13 ? 4 : 5;
+	canonical(cl, 19, clc);
+	canonical(ll, nlit, llc);
+	canonical(dl, ndist, dlc);
+	put_bits(w, 1, 1);
+	put_bits(w, 2, 2);
+	put_bits(w, (uint32_t)(nlit - 257), 5);
+	put_bits(w, (uint32_t)(ndist - 1), 5);
+	put_bits(w, 19 - 4, 4);
+	for (int i = 0; i < 19; i++)
+		put_bits(w, cl[order[i]], 3);
+	memcpy(all, ll, (size_t)nlit);
+	memcpy(all + nlit, dl, (size_t)ndist);
+	for (int i = 0; i < nlit + ndist; i++)
+		put_code(w, clc[all[i]], cl[all[i]]);
+	for (int k = 0; k < 3000 && out + 258 < cap; k++) {
+		int sym = (int)tap_below((uint32_t)nlit);
+		if (!ll[sym] || sym == 256)
+			continue;
+		if (sym < 256) {
+			put_code(w, llc[sym], ll[sym]);
+			exp[out++] = (unsigned char)sym;
+			continue;
+		}
+		int d = (int)tap_below((uint32_t)ndist);
+		uint32_t lx = (uint32_t)tap_below(1u << len_extra[sym - 257]);
+		uint32_t dx = (uint32_t)tap_below(1u << dist_extra[d]);
+		size_t len = len_base[sym - 257] + lx, dist = dist_base[d] + dx;
+		if (!dl[d] || dist > out)
+			continue;
+		put_code(w, llc[sym], ll[sym]);
+		put_bits(w, lx, len_extra[sym - 257]);
+		put_code(w, dlc[d], dl[d]);
+		put_bits(w, dx, dist_extra[d]);
+		for (size_t i = 0; i < len; i++, out++)
+			exp[out] = exp[out - dist];
+	}
+	put_code(w, llc[256], ll[256]);
+	put_bits(w, 0, 7); /* flush */
+	return out;
+}
+
+static void test_handmade(void)
+{
+	int bad = 0, cases = 0;
+	char why[200] = "";
+	size_t cap = 1 << 20;
+	unsigned char *exp = malloc(cap), *src = malloc(1 << 20);
+
+	for (int i = 0; i < 600; i++) {
+		int nlit = 257 + (int)tap_below(30), ndist = 1 + (int)tap_below(30);
+		unsigned char ll[286], dl[30];
+		struct bitw w = { src, 0, 1 << 20, 0, 0 };
+		size_t n, got = 0, used = 0, zn = 0, zused = 0;
+		unsigned char *out, *zout;
+		int r, zr;
+
+		random_lengths(ll, nlit, i % 2);
+		if (!ll[256]) { /* end-of-block needs a code: swap one in */
+			for (int k = 0; k < nlit; k++)
+				if (ll[k]) {
+					ll[256] = ll[k];
+					ll[k] = 0;
+					break;
+				}
+		}
+		if (i % 5 == 0) { /* a lone 1-bit distance code (allowed) */
+			memset(dl, 0, sizeof(dl));
+			dl[tap_below((uint32_t)ndist)] = 1;
+		} else {
+			random_lengths(dl, ndist, i % 3 == 0);
+		}
+		n = make_block(&w, exp, cap, nlit, ndist, ll, dl);
+		out = malloc(n ? n : 1);
+		zout = malloc(n + 1);
+		r = lk_inflate_raw(src, w.n, out, n, &got, &used);
+		zr = zinflate(src, w.n, -15, zout, n + 1, &zn, &zused);
+		cases++;
+		if ((r != LK_OK || got != n || memcmp(out, exp, n) ||
+		     used != w.n || zr != 0 || zn != n) && !bad++)
+			snprintf(why, sizeof(why),
+				 "case %d: lk=%d got %zu/%zu used %zu/%zu zlib=%d",
+				 i, r, got, n, used, w.n, zr);
+		free(out);
+		free(zout);
+	}
+	free(exp);
+	free(src);
+	tap_check(!bad, "inflate-handmade-codes", "%d of %d, first: %s", bad,
+		  cases, why);
+}
+
 int main(void)
 {
 	tap_seed();
 	test_headers();
 	test_roundtrip();
 	test_large();
+	test_handmade();
 	test_raw();
 	test_truncated();
 	test_bitflips(0);
