@@ -27,6 +27,7 @@ struct desc {
 struct osstat {
 	int progbits; /* a matched input or data statement has contents */
 	int nobits;   /* a NOBITS input matched */
+	uint32_t ninputs;
 	uint64_t flags, align;
 };
 
@@ -228,6 +229,7 @@ static void match_inputs(struct cc *c)
 
 			st->progbits |= in->sh_type != SHT_NOBITS;
 			st->nobits |= in->sh_type == SHT_NOBITS;
+			st->ninputs++;
 			st->flags |= in->sh_flags &
 				     (SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR);
 			if (in->align > st->align)
@@ -617,32 +619,58 @@ static void emit_assign(struct cc *c, const struct ls_stmt *st)
 
 static void emit_stmts(struct cc *c, const struct ls_stmt *st);
 
-static void emit_outsec(struct cc *c, const struct ls_stmt *st)
+/*
+ * GNU ld discards an output section with no input sections, no data and no
+ * assignment to `.`, and ignores its address, ALIGN() and AT(): so
+ * `.comment 0 : { *(.comment) }` must not reset `.` to 0 here either.
+ */
+static int outsec_empty(const struct cc *c, uint32_t idx,
+			const struct ls_outdesc *os)
 {
-	const struct ls_outdesc *os = st->os;
-	uint32_t idx = find_outsec(c, os->name);
-	int flags = 0, n = 0;
+	const struct ls_stmt *b;
 
-	if (os->discard || c->os[idx] != os)
-		return; /* discarded, or a duplicate already reported */
+	if (c->st[idx].ninputs)
+		return 0;
+	for (b = os->body; b; b = b->next)
+		if (b->kind == LS_DATA ||
+		    (b->kind == LS_ASSIGN && !strcmp(b->sym, ".")))
+			return 0;
+	return 1;
+}
+
+/* The operands S_SECTION pops: vma, align, lma in this order. */
+static int emit_outsec_operands(struct cc *c, const struct ls_outdesc *os)
+{
+	int flags = 0;
+
 	if (os->vma) {
 		emit_expr(c, os->vma);
 		flags |= LK_SEC_VMA;
-		n++;
 	}
 	if (os->align) {
 		check_align(c, os->align);
 		emit_expr(c, os->align);
 		flags |= LK_SEC_ALIGN;
-		n++;
 	}
 	if (os->lma) {
 		c->heading = os;
 		emit_expr(c, os->lma);
 		c->heading = NULL;
 		flags |= LK_SEC_LMA;
-		n++;
 	}
+	return flags;
+}
+
+static void emit_outsec(struct cc *c, const struct ls_stmt *st)
+{
+	const struct ls_outdesc *os = st->os;
+	uint32_t idx = find_outsec(c, os->name);
+	int flags = 0;
+
+	if (os->discard || c->os[idx] != os)
+		return; /* discarded, or a duplicate already reported */
+	if (!outsec_empty(c, idx, os))
+		flags = emit_outsec_operands(c, os);
 	emit(c, LK_S_SECTION, flags, idx, 0);
 	c->cur = idx;
 	c->begun[idx] = 1;
@@ -650,7 +678,6 @@ static void emit_outsec(struct cc *c, const struct ls_stmt *st)
 	emit(c, LK_S_END_SECTION, 0, idx, 0);
 	c->ended[idx] = 1;
 	c->cur = NO_OUTSEC;
-	(void)n;
 }
 
 static void emit_fill(struct cc *c, const struct ls_stmt *st)
