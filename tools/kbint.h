@@ -91,6 +91,7 @@ struct kb {
 	struct ls_input *inputs;
 	struct kb_inref *inref;
 	size_t ninputs;
+	uint32_t abs0;      /* 1 + the absolute-zero symbol, 0: none yet */
 	uint32_t *got_syms; /* kit symbols with a GOT slot, in slot order */
 	size_t ngot;
 	struct kb_reloc *relocs;

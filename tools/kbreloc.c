@@ -167,6 +167,21 @@ static void classify(struct kb *b, struct kb_obj *o, struct kb_sec *s, struct kb
 	(void)o;
 }
 
+/* Symbol index 0 in a relocation means "no symbol": S = 0. */
+static uint32_t abs_zero(struct kb *b)
+{
+	if (b->abs0 == 0) {
+		uint32_t i = kb_new_sym(b, "");
+
+		b->syms[i].def = DEF_OBJ;
+		b->syms[i].sec = SHN_ABS;
+		b->syms[i].bind = STB_LOCAL;
+		b->syms[i].obj = 0;
+		b->abs0 = i + 1;
+	}
+	return b->abs0 - 1;
+}
+
 static const char *esym_name(const struct kb_obj *o, uint32_t k)
 {
 	if (k < o->nsym && GELF_ST_TYPE(o->syms[k].st_info) == STT_SECTION &&
@@ -209,7 +224,7 @@ static void scan_one(struct kb *b, uint32_t oi, struct kb_sec *rs)
 		r.esym = k;
 		if (r.type == R_X86_64_NONE)
 			continue;
-		if (k == 0 || k >= o->nsym) {
+		if (k >= o->nsym) {
 			kb_err(b, "%s: section %s+0x%llx: relocation symbol index %u out of range",
 			       o->name, s->name, (unsigned long long)r.offset, k);
 			continue;
@@ -227,7 +242,7 @@ static void scan_one(struct kb *b, uint32_t oi, struct kb_sec *rs)
 			       o->name, s->name, (unsigned long long)r.offset);
 			continue;
 		}
-		r.sym = reloc_symbol(b, oi, k);
+		r.sym = k ? reloc_symbol(b, oi, k) : abs_zero(b);
 		if (r.sym == NONE) {
 			kb_err(b, "%s: section %s+0x%llx: relocation against '%s' in a discarded section",
 			       o->name, s->name, (unsigned long long)r.offset, esym_name(o, k));

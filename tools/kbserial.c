@@ -180,7 +180,6 @@ void kb_finish_symbols(struct kb *b)
 		case DEF_COMMON:
 			s->kind = LK_SYM_CHUNK;
 			s->ref = b->input_chunk[s->input];
-			s->value = 0;
 			if (s->ref == NONE) {
 				s->kind = LK_SYM_ABS;
 				s->emit = 0;

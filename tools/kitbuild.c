@@ -468,11 +468,13 @@ static int common_cmp(const void *pa, const void *pb, void *ctx)
 	return a < b ? -1 : a > b;
 }
 
-/* ld.bfd gives each object its own COMMON section, holding the symbols
- * it owns (the largest definition; the first on a tie) in hash order. */
+/* ld.bfd gives each object one COMMON input section, aligned to its most
+ * aligned symbol, holding the symbols the object owns (the largest
+ * definition; the first on a tie) in hash order. */
 static void add_commons(struct kb *b, uint32_t oi)
 {
 	struct common_order ctx = { bfd_table_size(b->hcount), b->syms };
+	uint64_t off = 0, align = 1;
 	uint32_t *v = kb_xcalloc(b->nsyms, sizeof(*v));
 	size_t n = 0;
 
@@ -481,22 +483,24 @@ static void add_commons(struct kb *b, uint32_t oi)
 			v[n++] = (uint32_t)k;
 	qsort_r(v, n, sizeof(*v), common_cmp, &ctx);
 	for (size_t i = 0; i < n; i++) {
-		struct kb_obj *o = &b->objs[oi];
-		size_t k = v[i];
-		struct kb_sym *s = &b->syms[k];
+		struct kb_sym *s = &b->syms[v[i]];
+		uint64_t a = s->common_align ? s->common_align : 1;
 
-		{
-			if (s->common_align & (s->common_align - 1)) {
-				kb_err(b, "%s: COMMON symbol '%s': alignment is not a power of two",
-				       o->name, s->name);
-				continue;
-			}
-			s->input = (uint32_t)b->ninputs;
-			add_input(b, o->name, "COMMON", oi, SHT_NOBITS,
-				  SHF_ALLOC | SHF_WRITE, s->size, s->common_align);
-			b->inref[s->input].sym = (uint32_t)k;
+		if (a & (a - 1)) {
+			kb_err(b, "%s: COMMON symbol '%s': alignment is not a power of two",
+			       b->objs[oi].name, s->name);
+			continue;
 		}
+		off = (off + a - 1) & ~(a - 1);
+		s->value = off;
+		s->input = (uint32_t)b->ninputs;
+		off += s->size;
+		if (a > align)
+			align = a;
 	}
+	if (n)
+		add_input(b, b->objs[oi].name, "COMMON", oi, SHT_NOBITS,
+			  SHF_ALLOC | SHF_WRITE, off, align);
 	free(v);
 }
 

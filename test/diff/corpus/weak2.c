@@ -1,0 +1,3 @@
+#include "corpus.h"
+
+long weak_value(void) { return 2; }

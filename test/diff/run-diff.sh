@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Differential test of the relinker: for every corpus build (gcc/clang,
+# -O0/-O2, with/without -ffunction-sections -fdata-sections) and many seeds,
+# `linkkit link --seed S --print-layout` must give loaded segments that are
+# byte-identical to GNU ld (ld.bfd) linking the same objects in the printed
+# order, with a gap object holding the printed gap sizes.
+#
+# ld.lld is compared too, on a variant of the corpus without SHF_MERGE
+# sections, COMMON symbols and GOT-relative loads: there the two linkers
+# differ from each other and the kit follows ld.bfd (docs/kit-format.md):
+# lld keeps merged strings in one hash-sharded block, gives every COMMON
+# symbol its own section, and relaxes GOTPCRELX `mov` to `lea` where ld.bfd
+# makes `mov $sym`.
+#
+# Usage: run-diff.sh [BUILD_DIR] [CONFIG...]; DIFF_SEEDS (default 20).
+set -u
+B=${1:-build}
+shift || true
+LK=$B/tools/linkkit
+D=test/diff
+W=$B/diff
+SEEDS=${DIFF_SEEDS:-20}
+BASE_FLAGS="-mcmodel=kernel -fno-pic -fno-pie -ffreestanding -mno-red-zone
+ -fno-asynchronous-unwind-tables -fno-stack-protector -fcommon -fno-builtin -w"
+CONFIGS=("$@")
+[ ${#CONFIGS[@]} -eq 0 ] && CONFIGS=(gcc-O0 gcc-O2 gcc-O2-fs clang-O0 clang-O2 clang-O2-fs gcc-O0-fs clang-O0-fs)
+
+compile() { # CFG DIR [plain] -> objects in DIR, canonical list in DIR/objects.txt
+	local cfg=$1 dir=$2 plain=${3:-} cc opt fs f o extra=
+	cc=${cfg%%-*}
+	opt=$(echo "$cfg" | cut -d- -f2)
+	fs=
+	[[ $cfg == *-fs ]] && fs="-ffunction-sections -fdata-sections"
+	[ -n "$plain" ] && extra="-fno-common -DDIFF_PLAIN"
+	rm -rf "$dir" && mkdir -p "$dir"
+	: >"$dir/objects.txt"
+	# main.o first: it is pinned; the rest in name order.
+	for f in $D/corpus/main.c $(ls $D/corpus/*.[cS] | grep -v '/main\.c$'); do
+		o=$(basename "${f%.*}").o
+		[ -n "$plain" ] && [ "$o" = got.o ] && continue
+		$cc -$opt $fs $BASE_FLAGS $extra -c "$f" -o "$dir/$o" || return 1
+		[ -n "$plain" ] && { clear_merge "$dir/$o" || return 1; }
+		echo "$dir/$o" >>"$dir/objects.txt"
+	done
+}
+
+# The ld.lld variant: no SHF_MERGE (cleared here), no COMMON (-fno-common),
+# no GOT-relative code (got.S left out).
+clear_merge() { # OBJ
+	local s flags=()
+	for s in $(readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\).*/\1/p' |
+		grep -E '^\.rodata\.(str|cst)'); do
+		flags+=(--set-section-flags "$s=alloc,load,readonly,data,contents")
+	done
+	[ ${#flags[@]} -eq 0 ] || objcopy "${flags[@]}" "$1"
+}
+
+# Links KIT with SEED both ways in WORK; prints the difference on failure.
+check_seed() { # KIT OBJDIR SEED LINKER WORK
+	local kit=$1 objdir=$2 seed=$3 linker=$4 w=$5 objs
+	"$LK" link --seed "$seed" --print-layout -o "$w/kit.elf" "$kit" >"$w/layout.txt" ||
+		{ echo "linkkit link failed"; return 1; }
+	python3 $D/mkgap.py $D/policy "$w/layout.txt" >"$w/gap.s" &&
+		as --64 "$w/gap.s" -o "$w/gap.o" || { echo "gap object failed"; return 1; }
+	objs=$(awk -v d="$objdir" -v g="$w/gap.o" \
+		'$1 == "object" { if ($2 == "gap") print g; else if ($2 != "<got>") print d "/" $2 }' \
+		"$w/layout.txt")
+	case $linker in
+	bfd) ld.bfd -static -nostdlib --build-id=none -z noexecstack -T $D/diff.ld \
+		-o "$w/ref.elf" $objs 2>"$w/ld.err" ;;
+	lld) ld.lld -static -nostdlib --build-id=none -T $D/diff.ld \
+		-o "$w/ref.elf" $objs 2>"$w/ld.err" ;;
+	esac || { echo "ld.$linker failed: $(head -1 "$w/ld.err")"; return 1; }
+	python3 $D/elfcmp.py "$w/kit.elf" "$w/ref.elf"
+}
+
+run_linker() { # CFG KIT OBJDIR LINKER
+	local cfg=$1 kit=$2 objdir=$3 linker=$4 w seed bad=0 msg first=
+	w=$W/$cfg/work-$linker
+	mkdir -p "$w"
+	for seed in $(seq 1 "$SEEDS"); do
+		if ! msg=$(check_seed "$kit" "$objdir" "$(printf '%x' $((seed * 2654435761)))" "$linker" "$w"); then
+			bad=$((bad + 1))
+			[ -z "$first" ] && first="seed $seed: $msg"
+		fi
+	done
+	if [ $bad -eq 0 ]; then
+		echo "ok diff-$linker-$cfg ($SEEDS seeds identical)"
+	else
+		echo "not ok diff-$linker-$cfg: $bad of $SEEDS seeds differ; $first"
+	fi
+}
+
+for cfg in "${CONFIGS[@]}"; do
+	dir=$W/$cfg
+	if ! compile "$cfg" "$dir" 2>"$W/$cfg.err"; then
+		echo "skip diff-$cfg: corpus does not compile ($(head -1 "$W/$cfg.err"))"
+		continue
+	fi
+	if ! "$LK" create -o "$dir/k.kit" -T $D/diff.ld -P $D/policy \
+		$(cat "$dir/objects.txt") 2>"$dir/create.err"; then
+		echo "not ok diff-create-$cfg: $(head -1 "$dir/create.err")"
+		continue
+	fi
+	run_linker "$cfg" "$dir/k.kit" "$dir" bfd
+	if compile "$cfg" "$dir/plain" plain 2>"$W/$cfg.err" && "$LK" create -o "$dir/plain/k.kit" -T $D/diff.ld \
+		-P $D/policy $(cat "$dir/plain/objects.txt") 2>"$dir/plain/create.err"; then
+		run_linker "$cfg" "$dir/plain/k.kit" "$dir/plain" lld
+	else
+		echo "not ok diff-lld-$cfg: plain variant: $(head -1 "$dir/plain/create.err" 2>/dev/null)"
+	fi
+done
+exit 0
