@@ -1243,6 +1243,36 @@ static void test_kit(void)
 	free(f.b);
 }
 
+static void test_dump_layout(void)
+{
+	struct fix f;
+	struct linked k;
+	int ok = 1;
+
+	fix_make(&f);
+	tlog_reset();
+	do_link(f.b, 11, &k);
+	lk_link_dump_layout(k.L, LK_LOG_ERROR); /* must not show at ERROR */
+	CHECK("dump_layout_hidden", k.rc == 0 && tlog_total == 0, "%d lines",
+	      tlog_total);
+	th.log_level = LK_LOG_DEBUG;
+	lk_link_dump_layout(k.L, LK_LOG_DEBUG);
+	for (lk_u32 i = 0; i < 6 && k.L; i++) {
+		char want[64];
+		snprintf(want, sizeof(want), "object %s",
+			 k.L->str + k.L->obj[k.L->order[i]].name);
+		ok &= i < (lk_u32)tlog_n && strcmp(tlog[i], want) == 0;
+	}
+	char gap[64];
+	snprintf(gap, sizeof(gap), "gap .text.gap %llu",
+		 k.L ? k.L->chunk_size[f.c_gap] : 0);
+	CHECK("dump_layout_debug", ok && tlog_total == 7 && strcmp(tlog[6], gap) == 0,
+	      "%d lines, last '%s'", tlog_total, tlog[tlog_n ? tlog_n - 1 : 0]);
+	unlink_(&k);
+	free(f.b);
+	tlog_reset();
+}
+
 static int alloc_left;
 
 static void *fail_alloc(void *ctx, lk_size n)
@@ -1303,6 +1333,9 @@ int main(void)
 	test_elfload();
 	test_kit();
 	test_nomem();
+	test_dump_layout();
 	test_garbage();
+	CHECK("close_wipes_everything", unwiped_frees == 0,
+	      "%d buffers freed without a wipe", unwiped_frees);
 	return failures ? 1 : 0;
 }

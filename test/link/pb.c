@@ -165,10 +165,19 @@ static void *t_alloc(void *ctx, lk_size n)
 	return calloc(1, n);
 }
 
+int unwiped_frees;
+
+/* The core must wipe everything before it frees it. */
 static void t_free(void *ctx, void *p, lk_size n)
 {
+	const lk_u8 *b = p;
+
 	(void)ctx;
-	(void)n;
+	for (lk_size i = 0; i < n; i++)
+		if (b[i]) {
+			unwiped_frees++;
+			break;
+		}
 	free(p);
 }
 
@@ -177,6 +186,8 @@ static void t_log(void *ctx, int level, const char *line)
 	(void)ctx;
 	if (getenv("LINK_TEST_VERBOSE"))
 		fprintf(stderr, "[%d] %s\n", level, line);
+	if (level > th.log_level)
+		return;
 	if (tlog_n < 64)
 		snprintf(tlog[tlog_n++], sizeof(tlog[0]), "%s", line);
 	tlog_total++;

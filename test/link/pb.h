@@ -55,7 +55,7 @@ lk_u8 *pb_build(struct pb *b, lk_u64 *size);
 /* Host: logs collected for the checks. */
 extern struct lk_host th;
 extern char tlog[64][512];
-extern int tlog_n, tlog_total;
+extern int tlog_n, tlog_total, unwiped_frees;
 void tlog_reset(void);
 int tlog_has(const char *needle);
 
