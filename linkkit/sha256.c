@@ -26,9 +26,11 @@ static lk_u32 lk_be32(const lk_u8 *p)
 	       p[3];
 }
 
-static void lk_sha256_block(lk_u32 st[8], const lk_u8 *blk)
+/* w is the caller's schedule scratch, wiped once per update, not per block
+ * (it holds message words: the RNG's seed). */
+static void lk_sha256_block(lk_u32 st[8], const lk_u8 *blk, lk_u32 w[64])
 {
-	lk_u32 w[64], a, b, c, d, e, f, g, h, t1, t2;
+	lk_u32 a, b, c, d, e, f, g, h, t1, t2;
 	int i;
 
 	for (i = 0; i < 16; i++)
@@ -52,7 +54,6 @@ static void lk_sha256_block(lk_u32 st[8], const lk_u8 *blk)
 	}
 	st[0] += a, st[1] += b, st[2] += c, st[3] += d;
 	st[4] += e, st[5] += f, st[6] += g, st[7] += h;
-	lk_wipe(w, sizeof(w)); /* the schedule holds key material for the RNG */
 }
 
 void lk_sha256_init(struct lk_sha256 *c)
@@ -72,6 +73,7 @@ void lk_sha256_init(struct lk_sha256 *c)
 void lk_sha256_update(struct lk_sha256 *c, const void *data, lk_size len)
 {
 	const lk_u8 *p = data;
+	lk_u32 w[64];
 
 	c->length += len;
 	if (c->fill) {
@@ -81,34 +83,37 @@ void lk_sha256_update(struct lk_sha256 *c, const void *data, lk_size len)
 		}
 		if (c->fill < 64)
 			return;
-		lk_sha256_block(c->state, c->block);
+		lk_sha256_block(c->state, c->block, w);
 		c->fill = 0;
 	}
 	for (; len >= 64; len -= 64, p += 64)
-		lk_sha256_block(c->state, p);
+		lk_sha256_block(c->state, p, w);
 	while (len--)
 		c->block[c->fill++] = *p++;
+	lk_wipe(w, sizeof(w));
 }
 
 void lk_sha256_final(struct lk_sha256 *c, lk_u8 out[32])
 {
 	lk_u64 bits = c->length << 3;
+	lk_u32 w[64];
 	int i;
 
 	c->block[c->fill++] = 0x80;
 	if (c->fill > 56) {
 		while (c->fill < 64)
 			c->block[c->fill++] = 0;
-		lk_sha256_block(c->state, c->block);
+		lk_sha256_block(c->state, c->block, w);
 		c->fill = 0;
 	}
 	while (c->fill < 56)
 		c->block[c->fill++] = 0;
 	for (i = 0; i < 8; i++)
 		c->block[56 + i] = (lk_u8)(bits >> (56 - 8 * i));
-	lk_sha256_block(c->state, c->block);
+	lk_sha256_block(c->state, c->block, w);
 	for (i = 0; i < 32; i++)
 		out[i] = (lk_u8)(c->state[i / 4] >> (24 - 8 * (i % 4)));
+	lk_wipe(w, sizeof(w));
 	lk_wipe(c, sizeof(*c));
 }
 
