@@ -51,18 +51,54 @@ static const lk_u8 esp_guid[16] = {
 	0xba, 0x4b, 0x00, 0xa0, 0xc9, 0x3e, 0xc9, 0x3b,
 };
 
-/* Returns 1 found, 0 no GPT/no ESP, -1 corrupt GPT. */
+/* CRC-32 (IEEE 802.3, reflected), as the GPT uses it; bitwise because
+ * the tables would cost more stage space than the few KiB it checks. */
+static lk_u32 crc32_update(lk_u32 crc, const lk_u8 *p, lk_size n)
+{
+	crc = ~crc;
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
+	}
+	return ~crc;
+}
+
+static int gpt_header_ok(const struct lk_host *h, lk_u8 *sec)
+{
+	lk_u32 hsize = rd32(sec + 12), want = rd32(sec + 16);
+	lk_u32 got;
+
+	if (hsize < 92 || hsize > 512) {
+		lk_log(h, LK_LOG_ERROR, "GPT: bad header (size %u)", hsize);
+		return 0;
+	}
+	lk_memset(sec + 16, 0, 4);
+	got = crc32_update(0, sec, hsize);
+	if (got != want) {
+		lk_log(h, LK_LOG_ERROR, "GPT: bad header (CRC %08x, expected %08x)",
+		       got, want);
+		return 0;
+	}
+	return 1;
+}
+
+/* Returns 1 found, 0 no GPT/no ESP, -1 corrupt GPT. Reads every entry:
+ * the array's CRC must match before any of them is believed. */
 static int gpt_find(const struct lk_host *h, const struct fat_dev *d,
 		    lk_u8 *sec, lk_u64 *lba, lk_u64 *count)
 {
-	lk_u64 tab;
-	lk_u32 n, esz, cur = FAT_NO_SECTOR;
+	lk_u64 tab, first = 0, last = 0;
+	lk_u32 n, esz, want, crc = 0, found = 0xffffffffu, per;
 
 	if (dev_read(d, 1, 1, sec) || lk_memcmp(sec, "EFI PART", 8) != 0)
 		return 0;
+	if (!gpt_header_ok(h, sec))
+		return -1;
 	tab = rd64(sec + 72);
 	n = rd32(sec + 80);
 	esz = rd32(sec + 84);
+	want = rd32(sec + 88);
 	/* Entries must tile a 512-byte sector so none straddles two. */
 	if (esz < 128 || esz > 512 || !is_pow2(esz) || n > MAX_GPT_ENTRIES ||
 	    tab < 2) {
@@ -70,36 +106,38 @@ static int gpt_find(const struct lk_host *h, const struct fat_dev *d,
 		       n, esz, (unsigned long long)tab);
 		return -1;
 	}
+	per = 512 / esz;
 	for (lk_u32 i = 0; i < n; i++) {
-		lk_u32 per = 512 / esz;
-		lk_u32 s = i / per;
 		const lk_u8 *e;
-		lk_u64 first, last;
 
-		if (s != cur) {
-			if (dev_read(d, tab + s, 1, sec)) {
-				lk_log(h, LK_LOG_ERROR, "GPT: cannot read entries at LBA %llu",
-				       (unsigned long long)(tab + s));
-				return -1;
-			}
-			cur = s;
-		}
-		e = sec + (i % per) * esz;
-		if (lk_memcmp(e, esp_guid, 16) != 0)
-			continue;
-		first = rd64(e + 32);
-		last = rd64(e + 40);
-		if (first < 2 || last < first ||
-		    (d->sectors && last >= d->sectors)) {
-			lk_log(h, LK_LOG_ERROR, "GPT: ESP entry %u has bad range %llu..%llu",
-			       i, (unsigned long long)first, (unsigned long long)last);
+		if (i % per == 0 && dev_read(d, tab + i / per, 1, sec)) {
+			lk_log(h, LK_LOG_ERROR, "GPT: cannot read entries at LBA %llu",
+			       (unsigned long long)(tab + i / per));
 			return -1;
 		}
-		*lba = first;
-		*count = last - first + 1;
-		return 1;
+		e = sec + (i % per) * esz;
+		crc = crc32_update(crc, e, esz);
+		if (found != 0xffffffffu || lk_memcmp(e, esp_guid, 16) != 0)
+			continue;
+		found = i;
+		first = rd64(e + 32);
+		last = rd64(e + 40);
 	}
-	return 0;
+	if (crc != want) {
+		lk_log(h, LK_LOG_ERROR, "GPT: partition entries CRC %08x, expected %08x",
+		       crc, want);
+		return -1;
+	}
+	if (found == 0xffffffffu)
+		return 0;
+	if (first < 2 || last < first || (d->sectors && last >= d->sectors)) {
+		lk_log(h, LK_LOG_ERROR, "GPT: ESP entry %u has bad range %llu..%llu",
+		       found, (unsigned long long)first, (unsigned long long)last);
+		return -1;
+	}
+	*lba = first;
+	*count = last - first + 1;
+	return 1;
 }
 
 static int mbr_find(const struct fat_dev *d, lk_u8 *sec, lk_u64 *lba,

@@ -70,6 +70,19 @@ expect_error() {
 	fi
 }
 
+# gptfix IMG: recomputes the primary GPT's entry-array and header CRCs
+# (so a test reaches the check behind them).
+gptfix() {
+	python3 -c 'import struct,sys,zlib
+f=open(sys.argv[1],"r+b"); f.seek(512); h=bytearray(f.read(512))
+tab,n,esz=struct.unpack_from("<QII",h,72)
+f.seek(tab*512); crc=zlib.crc32(f.read(n*esz))
+struct.pack_into("<I",h,88,crc); struct.pack_into("<I",h,16,0)
+hs=struct.unpack_from("<I",h,12)[0]
+struct.pack_into("<I",h,16,zlib.crc32(bytes(h[:hs])))
+f.seek(512); f.write(h)' "$1"
+}
+
 info() { "$PROBE" "$1" "$2" --info 2>/dev/null; }
 field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 
@@ -158,12 +171,17 @@ done
 # Corrupt GPT: entry size that does not tile a sector.
 if [ -f "$T/fat16.img" ]; then
 	cp "$T/fat16.img" "$T/x.img"; poke "$T/x.img" $((512 + 84)) '<I' 100
-	expect_error gpt-bad-entry-size "$T/x.img" '\RELINK\KERNEL.KIT' 'GPT: bad header'
+	expect_error gpt-header-crc "$T/x.img" '\RELINK\KERNEL.KIT' 'GPT: bad header (CRC'
+	gptfix "$T/x.img"
+	expect_error gpt-bad-entry-size "$T/x.img" '\RELINK\KERNEL.KIT' 'GPT: bad header (entries'
 	cp "$T/fat16.img" "$T/x.img"
 	python3 -c 'import struct,sys
 f=open(sys.argv[1],"r+b"); f.seek(1024+32); f.write(struct.pack("<QQ",2048,1<<40))' "$T/x.img"
+	expect_error gpt-entries-crc "$T/x.img" '\RELINK\KERNEL.KIT' 'GPT: partition entries CRC'
+	gptfix "$T/x.img"
 	expect_error gpt-esp-beyond-disk "$T/x.img" '\RELINK\KERNEL.KIT' 'ESP entry 0 has bad range'
 	cp "$T/fat16.img" "$T/x.img"; dd if=/dev/zero of="$T/x.img" bs=512 seek=2 count=32 conv=notrunc status=none
+	gptfix "$T/x.img"
 	expect_error gpt-no-esp "$T/x.img" '\RELINK\KERNEL.KIT' 'no EFI system partition'
 fi
 exit 0
