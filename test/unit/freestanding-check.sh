@@ -2,7 +2,8 @@
 # Usage: freestanding-check.sh ARCH OBJ... [-- ARCH OBJ...]
 # For each group, every undefined symbol of every object must be defined by
 # some object of the same group: the boot stages link nothing else (no
-# libc memcpy/memset, no libgcc __udivdi3, no stack protector).
+# libc memcpy/memset, no libgcc __udivdi3, no stack protector), and no
+# linkkit source includes a system header.
 status=0
 
 check_group() {
@@ -28,6 +29,22 @@ check_group() {
 	[ "$bad" -eq 0 ] || status=1
 }
 
+# No libc headers either: the core includes only its own headers.
+check_includes() {
+	root=$(cd "$(dirname "$0")/../.." && pwd)
+	hits=$(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*<' \
+		"$root"/linkkit/*.c "$root"/linkkit/*.h 2>/dev/null)
+	if [ -n "$hits" ]; then
+		printf '%s\n' "$hits" | sed "s|^$root/||" | while IFS= read -r h; do
+			echo "not ok freestanding-includes: $h"
+		done
+		status=1
+	else
+		echo "ok freestanding-includes"
+	fi
+}
+
+check_includes
 group=
 for a in "$@"; do
 	if [ "$a" = "--" ]; then
