@@ -275,6 +275,56 @@ static int eb_fallback_elf_view(struct eb_state *s, const void *elf,
 	return 0;
 }
 
+#define EB_PT_OPENBSD_RANDOMIZE 0x65a3dbe6u
+#define EB_PHDR_SIZE 56
+
+/*
+ * The prelinked fallback has fixed contents, so like OpenBSD's boot loader
+ * fill its PT_OPENBSD_RANDOMIZE segments (stack protector guard, ...) with
+ * fresh random bytes on every boot. dst holds [load_lo, load_hi).
+ */
+static int eb_fallback_randomize(struct eb_state *s, const lk_u8 *elf,
+				 lk_u64 size, lk_u8 *dst,
+				 const struct lk_elf_image *img)
+{
+	struct lk_rng *rng = LK_NULL;
+	lk_u64 phoff;
+	lk_u16 phnum, i;
+
+	lk_memcpy(&phoff, elf + 0x20, 8);
+	lk_memcpy(&phnum, elf + 0x38, 2);
+	if (phoff > size || (lk_u64)phnum * EB_PHDR_SIZE > size - phoff)
+		return 0; /* lk_elf_check accepted it: nothing we can add */
+	for (i = 0; i < phnum; i++) {
+		const lk_u8 *ph = elf + phoff + (lk_u64)i * EB_PHDR_SIZE;
+		lk_u32 type;
+		lk_u64 pa, memsz;
+		lk_memcpy(&type, ph, 4);
+		lk_memcpy(&pa, ph + 0x18, 8);
+		lk_memcpy(&memsz, ph + 0x28, 8);
+		if (type != EB_PT_OPENBSD_RANDOMIZE || memsz == 0)
+			continue;
+		if (pa < img->load_lo || pa > img->load_hi ||
+		    memsz > img->load_hi - pa) {
+			eb_fail(s, "%s: PT_OPENBSD_RANDOMIZE segment %u outside "
+				   "the loaded image", s->cfg.fallback, i);
+			return -1;
+		}
+		if (!rng) {
+			rng = eb_pages(s, sizeof(*rng), 0, 1);
+			if (!rng) {
+				eb_fail(s, "cannot allocate the generator");
+				return -1;
+			}
+			eb_entropy_seed(s, rng);
+		}
+		lk_rng_bytes(rng, dst + (pa - img->load_lo), (lk_size)memsz);
+	}
+	if (rng)
+		lk_rng_wipe(rng);
+	return 0;
+}
+
 static void eb_try_fallback(struct eb_state *s)
 {
 	struct lk_elf_image img;
@@ -292,7 +342,8 @@ static void eb_try_fallback(struct eb_state *s)
 	if (lk_elf_check(&s->host, elf, size, s->cfg.fallback, &img))
 		return;
 	dst = eb_place_kernel(s, img.load_lo, img.load_hi);
-	if (!dst || lk_elf_load(&s->host, elf, size, dst))
+	if (!dst || lk_elf_load(&s->host, elf, size, dst) ||
+	    eb_fallback_randomize(s, elf, size, dst, &img))
 		return;
 	if (eb_fallback_elf_view(s, elf, size, &k))
 		return;

@@ -31,7 +31,8 @@ struct eb_state {
 	struct lk_config cfg;
 	char reason[EB_REASON_MAX]; /* first error line: the fallback reason */
 	int boot_services_gone;
-	int quiet_errors; /* collect errors as the reason instead of printing */
+	int quiet_errors;
+	lk_u32 entropy_warned; /* entropy.c: warnings already printed */ /* collect errors as the reason instead of printing */
 	struct eb_region regions[EB_MAX_REGIONS];
 	UINTN nregions;
 	lk_u64 stack_hi; /* efi_main's frame: the stack wipe starts below it */

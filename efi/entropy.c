@@ -102,6 +102,13 @@ static void eb_tsc_jitter(struct lk_sha256 *h)
 	}
 }
 
+static void eb_warn_once(struct eb_state *s, lk_u32 bit, const char *msg)
+{
+	if (!(s->entropy_warned & bit))
+		eb_print(s, "%s", msg);
+	s->entropy_warned |= bit;
+}
+
 void eb_entropy_seed(struct eb_state *s, struct lk_rng *rng)
 {
 	struct lk_sha256 h;
@@ -110,8 +117,9 @@ void eb_entropy_seed(struct eb_state *s, struct lk_rng *rng)
 	lk_u64 t0 = eb_rdtsc();
 
 	if (s->cfg.debug_seed_len) {
-		eb_print(s, "INSECURE: debug_seed is set: the layout is fixed "
-			    "and known; never use this in production");
+		eb_warn_once(s, 16, "INSECURE: debug_seed is set: the layout "
+				    "is fixed and known; never use this in "
+				    "production");
 		lk_rng_init(rng, s->cfg.debug_seed, s->cfg.debug_seed_len);
 		return;
 	}
@@ -123,14 +131,15 @@ void eb_entropy_seed(struct eb_state *s, struct lk_rng *rng)
 		eb_cpuid(7, 0, r7);
 	else
 		r7[1] = 0;
+	/* The fallback may seed again: warn once per boot. */
 	if (!eb_efi_rng(s, &h))
-		eb_print(s, "warning: no EFI_RNG_PROTOCOL entropy");
+		eb_warn_once(s, 1, "warning: no EFI_RNG_PROTOCOL entropy");
 	if (!((r7[1] >> 18) & 1) || !eb_hw_rng(&h, 1))
-		eb_print(s, "warning: no RDSEED entropy");
+		eb_warn_once(s, 2, "warning: no RDSEED entropy");
 	if (!((r1[2] >> 30) & 1) || !eb_hw_rng(&h, 0))
-		eb_print(s, "warning: no RDRAND entropy");
+		eb_warn_once(s, 4, "warning: no RDRAND entropy");
 	if (!eb_seed_file(s, &h) && !s->cfg.seed_file[0] && s->cfg.verbose)
-		eb_print(s, "no seed_file configured");
+		eb_warn_once(s, 8, "no seed_file configured");
 	eb_tsc_jitter(&h);
 	lk_sha256_final(&h, digest);
 	lk_rng_init(rng, digest, sizeof(digest));
