@@ -37,3 +37,12 @@ $(B)/test/link/diff_demo: test/link/diff-demo.sh
 	chmod +x $@
 TESTS += $(B)/test/link/diff_demo
 ALL += $(B)/test/link/diff_demo
+
+# The same tests built for i386 (the BIOS stage's core): 32-bit lk_size and
+# pointers. No 32-bit zlib here, so kits use stored DEFLATE blocks.
+LINK_TEST32_SRCS := $(addprefix linkkit/,$(addsuffix .c,$(LINK_TEST_CORE))) \
+  test/link/link_test.c test/link/pb.c test/link/kit_stored.c
+$(B)/test/link/link_test32: $(LINK_TEST32_SRCS) $(wildcard linkkit/*.h) test/link/pb.h
+	@mkdir -p $(@D)
+	$(CC) -m32 $(LINK_TEST_CFLAGS) -o $@ $(LINK_TEST32_SRCS)
+TESTS += $(B)/test/link/link_test32
