@@ -51,6 +51,7 @@ void cons_puts(const char *s);
 int disk_init(lk_u8 drive);
 int disk_read(void *ctx, lk_u64 lba, lk_u32 count, void *buf);
 void disk_wipe_bounce(void);
+lk_u64 disk_sectors(void);
 
 /* bios_mem.c: E820 queries. */
 /* Non-zero when [lo, hi) lies entirely in type-1 (usable) E820 RAM. */

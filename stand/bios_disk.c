@@ -30,6 +30,30 @@ int disk_init(lk_u8 drive)
 	return 0;
 }
 
+/* Drive parameters (AH=48h): the sector count bounds every read and the
+ * partition tables. 0 when the BIOS does not say (reads still work). */
+lk_u64 disk_sectors(void)
+{
+	struct bios_regs r = {0};
+	lk_u8 *p = (lk_u8 *)(lk_uptr)STAND_BOUNCE;
+	lk_u64 n;
+
+	lk_memset(p, 0, 0x1e);
+	p[0] = 0x1e; /* buffer size: v2 result */
+	r.eax = 0x4800;
+	r.edx = disk_drive;
+	r.esi = STAND_BOUNCE & 0xf;
+	r.ds = STAND_BOUNCE >> 4;
+	bios_call(0x13, &r);
+	if ((r.eflags & BIOS_CF) || (p[0] | p[1] << 8) < 0x1a)
+		return 0;
+	lk_memcpy(&n, p + 0x10, 8);
+	/* Some BIOSes report all-ones for "unknown". */
+	if ((p[0x18] | p[0x19] << 8) != 512 || n == ~0ull)
+		return 0;
+	return n;
+}
+
 static int disk_read_low(lk_u64 lba, lk_u32 count)
 {
 	for (int tries = 0; tries < 3; tries++) {

@@ -206,6 +206,7 @@ void stand_main(lk_u32 drive)
 	heap_init(&s->heap, lo, hi);
 	if (disk_init((lk_u8)drive))
 		stand_halt("no INT 13h extensions on the boot drive");
+	dev.sectors = disk_sectors();
 	if (fat_find_esp(&s->host, &dev, &esp_lba, &esp_count) ||
 	    fat_mount(&s->host, &dev, esp_lba, esp_count, &s->fs))
 		stand_halt("cannot read the ESP");
