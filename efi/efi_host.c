@@ -19,7 +19,7 @@ static void eb_out(struct eb_state *s, const char *line)
 	CHAR16 w[300];
 	UINTN i, o = 0;
 
-	if (s->boot_services_gone)
+	if (s->boot_services_gone || !s->st->ConOut)
 		return;
 	for (i = 0; line[i] && o + 3 < sizeof(w) / sizeof(w[0]); i++) {
 		char c = line[i];
@@ -138,13 +138,14 @@ static lk_size eb_entropy_cb(void *ctx, void *buf, lk_size len)
 {
 	lk_u8 *p = buf;
 	lk_size i, good = 0;
+	int rdrand = eb_has_rdrand();
 
 	(void)ctx;
 	for (i = 0; i < len; i++) {
 		unsigned long long v = eb_rdtsc();
 		unsigned char ok = 0;
 		int tries;
-		for (tries = 0; eb_has_rdrand() && !ok && tries < 10; tries++)
+		for (tries = 0; rdrand && !ok && tries < 10; tries++)
 			__asm__ volatile("rdrand %0; setc %1"
 					 : "=r"(v), "=qm"(ok));
 		p[i] = (lk_u8)v;
@@ -177,6 +178,8 @@ const char *eb_status_str(EFI_STATUS st)
 	case EFI_NO_MEDIA: return "No Media";
 	case EFI_MEDIA_CHANGED: return "Media Changed";
 	case EFI_SECURITY_VIOLATION: return "Security Violation";
+	case EFI_BAD_BUFFER_SIZE: return "File Too Large";
+	case EFI_END_OF_FILE: return "Unexpected End of File";
 	default: return "firmware error";
 	}
 }
