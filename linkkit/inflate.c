@@ -489,9 +489,20 @@ static int lk_blocks(struct lk_inf *s)
 	return lk_align(s);
 }
 
+/* Lengths that would wrap the address space are clipped, so end pointers
+ * always compare correctly. */
+static lk_size lk_clip(const void *p, lk_size len)
+{
+	lk_size room = (lk_size)~(lk_uptr)p;
+
+	return len < room ? len : room;
+}
+
 static void lk_inf_start(struct lk_inf *s, const void *src, lk_size src_len,
 			 void *dst, lk_size dst_len)
 {
+	src_len = lk_clip(src, src_len);
+	dst_len = lk_clip(dst, dst_len);
 	s->in = src;
 	s->in_end = s->in + src_len;
 	s->out_beg = s->out = dst;
