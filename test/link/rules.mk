@@ -46,3 +46,10 @@ $(B)/test/link/link_test32: $(LINK_TEST32_SRCS) $(wildcard linkkit/*.h) test/lin
 	@mkdir -p $(@D)
 	$(CC) -m32 $(LINK_TEST_CFLAGS) -o $@ $(LINK_TEST32_SRCS)
 TESTS += $(B)/test/link/link_test32
+
+# Mutations of the demo kernel's real payload.
+$(B)/test/link/fuzz_demo: $(B)/test/link/link_test
+	{ echo '#!/bin/sh'; echo 'exec $(abspath $(B))/test/link/link_test --fuzz-kit $(abspath $(B))/demo/kernel.kit'; } >$@
+	chmod +x $@
+TESTS += $(B)/test/link/fuzz_demo
+ALL += $(B)/test/link/fuzz_demo
