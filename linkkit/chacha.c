@@ -2,12 +2,12 @@
 #include "linkkit.h"
 
 #define LK_ROTL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
-#define LK_QR(a, b, c, d)                                                     \
-	do {                                                                  \
-		a += b, d ^= a, d = LK_ROTL(d, 16);                           \
-		c += d, b ^= c, b = LK_ROTL(b, 12);                           \
-		a += b, d ^= a, d = LK_ROTL(d, 8);                            \
-		c += d, b ^= c, b = LK_ROTL(b, 7);                            \
+#define LK_QR(a, b, c, d)                           \
+	do {                                        \
+		a += b, d ^= a, d = LK_ROTL(d, 16); \
+		c += d, b ^= c, b = LK_ROTL(b, 12); \
+		a += b, d ^= a, d = LK_ROTL(d, 8);  \
+		c += d, b ^= c, b = LK_ROTL(b, 7);  \
 	} while (0)
 
 void lk_chacha20_block(const lk_u32 key[8], lk_u32 counter,

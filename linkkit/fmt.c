@@ -169,7 +169,7 @@ static lk_i64 lk_arg_signed(const struct lk_spec *sp, __builtin_va_list *ap)
 	case 2:
 		return __builtin_va_arg(*ap, long long);
 	case 3:
-		return (lk_i64)__builtin_va_arg(*ap, lk_size);
+		return (lk_i64) __builtin_va_arg(*ap, lk_size);
 	default:
 		return __builtin_va_arg(*ap, int);
 	}
@@ -185,8 +185,8 @@ static void lk_convert(struct lk_out *o, struct lk_spec *sp, char conv,
 	case 'i':
 		sv = lk_arg_signed(sp, ap);
 		/* Negate in unsigned arithmetic so INT64_MIN works. */
-		lk_emit_num(o, sp, sv < 0 ? 0 - (lk_u64)sv : (lk_u64)sv,
-			    sv < 0, 10, "");
+		lk_emit_num(o, sp, sv < 0 ? 0 - (lk_u64)sv : (lk_u64)sv, sv < 0,
+			    10, "");
 		break;
 	case 'u':
 		lk_emit_num(o, sp, lk_arg_unsigned(sp, ap), 0, 10, "");
@@ -198,7 +198,7 @@ static void lk_convert(struct lk_out *o, struct lk_spec *sp, char conv,
 		lk_emit_num(o, sp, lk_arg_unsigned(sp, ap), 0, 16, "");
 		break;
 	case 'p':
-		lk_emit_num(o, sp, (lk_uptr)__builtin_va_arg(*ap, void *), 0,
+		lk_emit_num(o, sp, (lk_uptr) __builtin_va_arg(*ap, void *), 0,
 			    16, "0x");
 		break;
 	case 'c':
@@ -213,8 +213,7 @@ static void lk_convert(struct lk_out *o, struct lk_spec *sp, char conv,
 	}
 }
 
-int lk_vsnprintf(char *buf, lk_size size, const char *fmt,
-		 __builtin_va_list ap)
+int lk_vsnprintf(char *buf, lk_size size, const char *fmt, __builtin_va_list ap)
 {
 	struct lk_out o = { buf, size, 0 };
 	struct lk_spec sp;

@@ -14,9 +14,9 @@
  */
 #include "linkkit.h"
 
-#define LK_LBITS 10	 /* primary literal/length table index bits */
-#define LK_DBITS 8	 /* primary distance table index bits */
-#define LK_CBITS 7	 /* code-length code: max length 7, no subtables */
+#define LK_LBITS 10 /* primary literal/length table index bits */
+#define LK_DBITS 8  /* primary distance table index bits */
+#define LK_CBITS 7  /* code-length code: max length 7, no subtables */
 /*
  * Table capacities. In a complete canonical code the longer codes fill the
  * primary slots in order, so a subtable holding codes of one length has as
@@ -34,9 +34,9 @@
  * subtable's index bits), 16-31 value (literal, base, symbol or offset).
  */
 enum { LK_K_LIT, LK_K_LEN, LK_K_EOB, LK_K_SUB, LK_K_BAD };
-#define LK_E(kind, x, val) ((lk_u32)(kind) << 5 | (lk_u32)(x) << 8 | \
-			    (lk_u32)(val) << 16)
-#define LK_EN(e) ((e) & 31)
+#define LK_E(kind, x, val) \
+	((lk_u32)(kind) << 5 | (lk_u32)(x) << 8 | (lk_u32)(val) << 16)
+#define LK_EN(e) ((e)&31)
 #define LK_EKIND(e) (((e) >> 5) & 7)
 #define LK_EX(e) (((e) >> 8) & 15)
 #define LK_EVAL(e) ((e) >> 16)
@@ -60,7 +60,7 @@ struct lk_inf {
 };
 
 static const lk_u16 lk_len_base[29] = {
-	3,  4,	5,  6,	7,  8,	9,  10, 11,  13,  15,  17,  19,	 23, 27,
+	3,  4,	5,  6,	7,  8,	9,  10, 11,  13,  15,  17,  19,	 23,  27,
 	31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258,
 };
 static const lk_u8 lk_len_extra[29] = {
@@ -73,7 +73,7 @@ static const lk_u16 lk_dist_base[30] = {
 	1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
 };
 static const lk_u8 lk_dist_extra[30] = {
-	0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
+	0, 0, 0, 0, 1, 1, 2, 2,	 3,  3,	 4,  4,	 5,  5,	 6,
 	6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13,
 };
 
@@ -136,8 +136,8 @@ static int lk_code_ok(const lk_u16 count[16], int type, unsigned *max)
 }
 
 /* Index bits of the subtable that starts with a code of length len. */
-static unsigned lk_sub_bits(const lk_u16 rem[16], unsigned len,
-			    unsigned tbits, unsigned max)
+static unsigned lk_sub_bits(const lk_u16 rem[16], unsigned len, unsigned tbits,
+			    unsigned max)
 {
 	unsigned sb = len - tbits;
 	int left = 1 << sb;
@@ -191,7 +191,8 @@ static int lk_build(lk_u32 *t, unsigned cap, const lk_u8 *lens, unsigned n,
 				lk_fill(t, sub, 1, used, LK_E(LK_K_BAD, 0, 0));
 				t[prefix] = LK_E(LK_K_SUB, sb, sub) | tbits;
 			}
-			if (len - tbits > sb) /* cannot happen: stay in bounds */
+			/* Cannot happen for a checked code; stay in bounds. */
+			if (len - tbits > sb)
 				return LK_I_BAD;
 			lk_fill(t + sub, rev >> tbits, 1u << (len - tbits),
 				1u << sb, e | (len - tbits));
@@ -305,8 +306,12 @@ static int lk_read_lens(struct lk_inf *s, const lk_u32 *ct, unsigned total)
 		}
 		if (v == 16 && i == 0)
 			return LK_I_BAD;
-		rep = v == 16 ? 3 + lk_bits(s, 2) :
-		      v == 17 ? 3 + lk_bits(s, 3) : 11 + lk_bits(s, 7);
+		if (v == 16)
+			rep = 3 + lk_bits(s, 2);
+		else if (v == 17)
+			rep = 3 + lk_bits(s, 3);
+		else
+			rep = 11 + lk_bits(s, 7);
 		v = v == 16 ? s->lens[i - 1] : 0;
 		if (rep > total - i || lk_truncated(s))
 			return LK_I_BAD;
@@ -347,7 +352,7 @@ static int lk_dynamic(struct lk_inf *s)
 
 #define LK_DROP(n) (bb >>= (n), bc -= (n))
 /* Tops bc up to 56..63 bits from 8 readable input bytes. */
-#define LK_REFILL_FAST()                                                      \
+#define LK_REFILL_FAST() \
 	(bb |= *(const lk_unal64 *)in << bc, in += (63 - bc) >> 3, bc |= 56)
 /* Looks up table t; a subtable hop drops the primary index bits first. */
 #define LK_LOOKUP(e, t, tb)                                                   \
@@ -360,10 +365,10 @@ static int lk_dynamic(struct lk_inf *s)
 		LK_DROP(LK_EN(e));                                            \
 	} while (0)
 /* Length or distance: base plus extra bits. */
-#define LK_EXTRA(v, e)                                                        \
-	do {                                                                  \
-		v = LK_EVAL(e) + ((lk_u32)bb & LK_MASK(LK_EX(e)));            \
-		LK_DROP(LK_EX(e));                                            \
+#define LK_EXTRA(v, e)                                             \
+	do {                                                       \
+		v = LK_EVAL(e) + ((lk_u32)bb & LK_MASK(LK_EX(e))); \
+		LK_DROP(LK_EX(e));                                 \
 	} while (0)
 
 static void lk_copy_fast(lk_u8 *out, lk_u32 dist, lk_u32 len)
@@ -493,7 +498,7 @@ static int lk_blocks(struct lk_inf *s)
  * always compare correctly. */
 static lk_size lk_clip(const void *p, lk_size len)
 {
-	lk_size room = (lk_size)~(lk_uptr)p;
+	lk_size room = (lk_size) ~(lk_uptr)p;
 
 	return len < room ? len : room;
 }
@@ -513,8 +518,8 @@ static void lk_inf_start(struct lk_inf *s, const void *src, lk_size src_len,
 	s->tables = 0;
 }
 
-int lk_inflate_raw(const void *src, lk_size src_len, void *dst,
-		   lk_size dst_len, lk_size *out_len, lk_size *src_used)
+int lk_inflate_raw(const void *src, lk_size src_len, void *dst, lk_size dst_len,
+		   lk_size *out_len, lk_size *src_used)
 {
 	struct lk_inf s;
 	int r;

@@ -16,7 +16,7 @@ void *lk_memcpy(void *dst, const void *src, lk_size n)
 	lk_u8 *d = dst;
 	const lk_u8 *s = src;
 
-	/* Word copies: x86 tolerates unaligned access, and kernels are large. */
+	/* Word copies: x86 allows unaligned access; kernels are large. */
 	for (; n >= LK_WORD; n -= LK_WORD, d += LK_WORD, s += LK_WORD)
 		*(lk_unal_word *)d = *(const lk_unal_word *)s;
 	while (n--)
@@ -128,7 +128,8 @@ lk_u64 lk_udivmod64(lk_u64 n, lk_u64 d, lk_u64 *rem)
 		return n32 / d32;
 	}
 	for (i = 63; i >= 0; i--) {
-		lk_u64 carry = r >> 63; /* r << 1 may exceed 64 bits if d is huge */
+		/* With d >= 2^63, r << 1 can exceed 64 bits. */
+		lk_u64 carry = r >> 63;
 
 		r = (r << 1) | ((n >> i) & 1);
 		if (carry || r >= d) {
