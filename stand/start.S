@@ -11,6 +11,7 @@
 #define RM_STACK 0x7c00         /* real-mode stack, shared with the thunk */
 #define E820_MAX 128
 #define ENTER_STUB 0x7800       /* where the final stub runs from */
+#define ENTER_GDT 0x7b00        /* the GDT the kernel is entered with */
 
 	.section .text16, "awx"
 	.code16
@@ -258,7 +259,8 @@ pm_return:
  * bounce/stack area and the whole stage (code, data, stack: this very
  * function included), then jumps to the kernel with EAX = magic and
  * EBX = info in the Multiboot2 machine state (flat 32-bit, paging off,
- * interrupts off). The stub uses no stack, so wiping the stack is safe.
+ * interrupts off; GDTR at a copy of our GDT at ENTER_GDT). The stub uses
+ * no stack, so wiping the stack is safe.
  */
 	.globl	stand_enter
 stand_enter:
@@ -267,6 +269,15 @@ stand_enter:
 	movl	$ENTER_STUB, %edi
 	movl	$(enter_stub_end - enter_stub), %ecx
 	rep movsb
+	/* The wipe erases our GDT; the kernel gets a copy beside the stub so
+	 * GDTR stays valid for it (the same selectors, flat). */
+	movl	$gdt, %esi
+	movl	$ENTER_GDT, %edi
+	movl	$(gdt_end - gdt), %ecx
+	rep movsb
+	movw	$(gdt_end - gdt - 1), ENTER_GDT + 0x40
+	movl	$ENTER_GDT, ENTER_GDT + 0x42
+	lgdtl	ENTER_GDT + 0x40
 	movl	4(%esp), %edx
 	movl	8(%esp), %ebx
 	movl	12(%esp), %esi

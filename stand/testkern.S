@@ -9,6 +9,13 @@
 	.globl start
 start:
 	mov	%eax, %esi
+	/* The stage promises a live GDT with flat 0x08 code / 0x10 data:
+	 * reloading through it triple-faults (and times out) if not. */
+	ljmp	$0x08, $0f
+0:	mov	$0x10, %ax
+	mov	%ax, %ds
+	mov	%ax, %es
+	mov	%ax, %ss
 	mov	$0x90000, %esp
 	cmp	$0x36d76289, %esi
 	jne	bad
