@@ -28,7 +28,7 @@ $(IMAGE): $(MKIMAGE) $(IMAGE_CFG) $(IMAGE_NEEDS) $(IMAGE_MBR) $(IMAGE_STAGE)
 # `make run [FIRMWARE=bios]`: boots the image with the serial console here.
 RUN_FIRMWARE := $(if $(filter bios seabios,$(FIRMWARE)),bios,uefi)
 ifeq ($(IMAGE_OK),1)
-RUN_CMD = test/qemu/boot.sh --console -f $(RUN_FIRMWARE) -t $(or $(RUN_TIMEOUT),600) \
+RUN_CMD = test/qemu/boot.sh --console --rng --cpu max -f $(RUN_FIRMWARE) -t $(or $(RUN_TIMEOUT),600) \
   -l $(B)/image/run-$(RUN_FIRMWARE).log $(IMAGE)
 else
 RUN_CMD = @echo "run: cannot build $(IMAGE) yet: no rule registers $(IMAGE_MISSING)" >&2; false

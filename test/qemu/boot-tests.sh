@@ -31,7 +31,7 @@ skip_all() {
 	exit 0
 }
 
-names=(relink-1-rng relink-2 relink-3-rng relink-4 relink-5-rng
+names=(relink-1-rng relink-2 relink-3-rng relink-4 relink-5-rng-rdrand
        fingerprints-differ disk-unchanged fallback-nokit fallback-flipped
        fallback-undefined debug-seed-fixed)
 
@@ -114,8 +114,11 @@ undef_why=$(make_undefined) || true
 # job: NAME IMAGE [boot.sh options]
 jobs_list=()
 for i in 1 2 3 4 5; do
+	# Entropy sources vary: 1 and 3 EFI RNG (virtio-rng), 2 and 4 none
+	# but the TSC, 5 virtio-rng plus RDRAND (-cpu max).
 	opts=""
 	[ $((i % 2)) -eq 1 ] && opts=--rng
+	[ "$i" = 5 ] && opts="--rng --cpu max"
 	jobs_list+=("relink-$i $image $opts")
 done
 jobs_list+=("fallback-nokit $work/nokit.img" "fallback-flipped $work/flipped.img"
@@ -171,7 +174,17 @@ fps=()
 for i in 1 2 3 4 5; do
 	name=relink-$i
 	[ $((i % 2)) -eq 1 ] && tag=$name-rng || tag=$name
+	[ "$i" = 5 ] && tag=$name-rng-rdrand
 	why=$(check_boot "$name" relinked)
+	# Under OVMF the stage must use the EFI RNG exactly when it exists.
+	rng_warn=$(clean "$work/$name.log" | grep -c 'relinkboot: .*EFI_RNG')
+	if [ -z "$why" ] && [ "$fw" = uefi ]; then
+		if [ $((i % 2)) -eq 1 ] && [ "$rng_warn" -ne 0 ]; then
+			why="virtio-rng present but: $(clean "$work/$name.log" | grep -m1 'EFI_RNG')"
+		elif [ $((i % 2)) -eq 0 ] && [ "$rng_warn" -eq 0 ]; then
+			why="no virtio-rng, yet no warning about the missing EFI_RNG_PROTOCOL"
+		fi
+	fi
 	if [ -z "$why" ] && grep -q 'relinkboot: fallback' <(clean "$work/$name.log"); then
 		why="unexpected $(grep -m1 'relinkboot: fallback' <(clean "$work/$name.log"))"
 	elif [ -z "$why" ] && grep -Eiq "$insecure_re" <(clean "$work/$name.log"); then
