@@ -17,6 +17,77 @@
 
 #define NO_OUTSEC UINT32_MAX
 
+/* String -> index hash map, so hostile scripts with many names stay
+ * linear. Keys are borrowed from the AST. */
+struct ls_map {
+	const char **keys;
+	uint32_t *vals;
+	size_t cap, n;
+};
+
+static size_t map_hash(const char *s)
+{
+	size_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static size_t map_slot(const struct ls_map *m, const char *k)
+{
+	size_t i = map_hash(k) & (m->cap - 1);
+
+	while (m->keys[i] && strcmp(m->keys[i], k))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static const uint32_t *map_get(const struct ls_map *m, const char *k)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	i = map_slot(m, k);
+	return m->keys[i] ? &m->vals[i] : NULL;
+}
+
+static void *xcalloc(size_t n, size_t size);
+
+/* Keeps the first value stored for a key. */
+static void map_add(struct ls_map *m, const char *k, uint32_t v)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct ls_map old = *m;
+
+		m->cap = m->cap ? 2 * m->cap : 64;
+		m->keys = xcalloc(m->cap, sizeof(*m->keys));
+		m->vals = xcalloc(m->cap, sizeof(*m->vals));
+		m->n = 0;
+		for (i = 0; i < old.cap; i++)
+			if (old.keys[i])
+				map_add(m, old.keys[i], old.vals[i]);
+		free(old.keys);
+		free(old.vals);
+	}
+	i = map_slot(m, k);
+	if (!m->keys[i]) {
+		m->keys[i] = k;
+		m->vals[i] = v;
+		m->n++;
+	}
+}
+
+static void map_free(struct ls_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
 struct desc {
 	const struct ls_indesc *in;
 	const struct ls_outdesc *os;
@@ -43,15 +114,15 @@ struct cc {
 	size_t ndescs;
 	struct osstat *st;
 	size_t cap_ops;
-	const char **assigned; /* names assigned so far, for DEFINED() */
-	size_t nassigned;
+	struct ls_map assigned; /* names assigned so far, for DEFINED() */
+	struct ls_map osmap;    /* output section name -> index */
+	size_t next_desc;       /* emission's position in descs */
 	uint32_t cur; /* outsec being emitted, NO_OUTSEC outside */
 	int sp, sp_err; /* plan stack depth while emitting one statement */
 	uint8_t *begun, *ended; /* per outsec: S_SECTION / END emitted */
 	const struct ls_stmt **deferred; /* emitted after everything else */
 	size_t ndeferred;
-	const char **late; /* symbols whose assignment was deferred */
-	size_t nlate;
+	struct ls_map late; /* symbols whose assignment was deferred */
 	int final; /* emitting the deferred statements */
 	const struct ls_outdesc *heading; /* emitting this section's AT() */
 	const char *file;
@@ -94,12 +165,9 @@ static void cerr(struct cc *c, const char *file, int line, const char *fmt, ...)
 
 static uint32_t find_outsec(const struct cc *c, const char *name)
 {
-	uint32_t i;
+	const uint32_t *v = map_get(&c->osmap, name);
 
-	for (i = 0; i < c->out->noutsecs; i++)
-		if (!strcmp(c->os[i]->name, name))
-			return i;
-	return NO_OUTSEC;
+	return v ? *v : NO_OUTSEC;
 }
 
 /* ---- pass 1: output sections, descriptions, segments ---- */
@@ -122,6 +190,7 @@ static void index_outsecs(struct cc *c)
 			     st->os->name);
 			continue;
 		}
+		map_add(&c->osmap, st->os->name, c->out->noutsecs);
 		c->os[c->out->noutsecs++] = st->os;
 	}
 }
@@ -279,11 +348,8 @@ static uint64_t align_up(uint64_t x, uint64_t a)
 
 static int is_defined(struct cc *c, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < c->nassigned; i++)
-		if (!strcmp(c->assigned[i], name))
-			return 1;
+	if (map_get(&c->assigned, name))
+		return 1;
 	return c->cb->defined && c->cb->defined(c->cb->ctx, name);
 }
 
@@ -373,23 +439,6 @@ static void check_align(struct cc *c, const struct ls_expr *a)
 
 static void emit_expr(struct cc *c, const struct ls_expr *e);
 
-static int in_names(const char **names, size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
-			return 1;
-	return 0;
-}
-
-static const char **add_name(const char **names, size_t *n, const char *name)
-{
-	names = xrealloc(names, (*n + 1) * sizeof(*names));
-	names[(*n)++] = name;
-	return names;
-}
-
 /* What an expression needs that is not known yet at this point of the
  * plan: sections laid out later, or symbols not assigned so far (object
  * symbols, or script symbols assigned later or deferred). */
@@ -413,8 +462,8 @@ static int forward_refs(const struct cc *c, const struct ls_expr *e)
 		return (e->op == LK_E_SIZEOF ? !c->ended[i] : !c->begun[i]) ?
 			       FWD_SECTION : 0;
 	case LE_SYM:
-		return !in_names(c->assigned, c->nassigned, e->name) ||
-				       in_names(c->late, c->nlate, e->name) ?
+		return !map_get(&c->assigned, e->name) ||
+				       map_get(&c->late, e->name) ?
 			       FWD_SYMBOL : 0;
 	default:
 		return forward_refs(c, e->a) | forward_refs(c, e->b) |
@@ -441,7 +490,7 @@ static int defer(struct cc *c, const struct ls_stmt *st)
 			       (c->ndeferred + 1) * sizeof(*c->deferred));
 	c->deferred[c->ndeferred++] = st;
 	if (st->kind == LS_ASSIGN)
-		c->late = add_name(c->late, &c->nlate, st->sym);
+		map_add(&c->late, st->sym, 0);
 	return 1;
 }
 
@@ -451,7 +500,7 @@ static void emit_sym(struct cc *c, const struct ls_expr *e)
 
 	if (i == UINT32_MAX)
 		cerr(c, e->file, e->line, "symbol '%s' is not defined", e->name);
-	else if (!c->final && in_names(c->late, c->nlate, e->name))
+	else if (!c->final && map_get(&c->late, e->name))
 		cerr(c, e->file, e->line,
 		     "symbol '%s' is used before its value is known", e->name);
 	push(c, LK_E_SYM, i, 0);
@@ -559,9 +608,7 @@ static void begin_stmt(struct cc *c, const struct ls_stmt *st)
 
 static void note_assigned(struct cc *c, const char *name)
 {
-	c->assigned = xrealloc(c->assigned,
-			       (c->nassigned + 1) * sizeof(*c->assigned));
-	c->assigned[c->nassigned++] = name;
+	map_add(&c->assigned, name, 0);
 }
 
 static void emit_dot_assign(struct cc *c, const struct ls_stmt *st)
@@ -667,8 +714,14 @@ static void emit_outsec(struct cc *c, const struct ls_stmt *st)
 	uint32_t idx = find_outsec(c, os->name);
 	int flags = 0;
 
-	if (os->discard || c->os[idx] != os)
-		return; /* discarded, or a duplicate already reported */
+	if (os->discard || c->os[idx] != os) {
+		/* discarded, or a duplicate already reported */
+		const struct ls_stmt *b;
+
+		for (b = os->body; b; b = b->next)
+			c->next_desc += b->kind == LS_INPUT;
+		return;
+	}
 	if (!outsec_empty(c, idx, os))
 		flags = emit_outsec_operands(c, os);
 	emit(c, LK_S_SECTION, flags, idx, 0);
@@ -702,12 +755,11 @@ static void emit_stmt(struct cc *c, const struct ls_stmt *st)
 	case LS_ASSIGN: emit_assign(c, st); break;
 	case LS_OUTSEC: emit_outsec(c, st); break;
 	case LS_INPUT: {
-		size_t i;
+		/* Emission meets descriptions in the order index_descs did. */
+		const struct desc *d = &c->descs[c->next_desc++];
 
-		for (i = 0; i < c->ndescs && c->descs[i].in != st->in; i++)
-			;
-		if (i < c->ndescs && c->descs[i].slot != LS_DISCARD)
-			emit(c, LK_S_SLOT, 0, c->descs[i].slot, 0);
+		if (d->slot != LS_DISCARD)
+			emit(c, LK_S_SLOT, 0, d->slot, 0);
 		break;
 	}
 	case LS_DATA:
@@ -835,11 +887,12 @@ int ls_compile(const struct ls_script *s, const struct ls_input *in,
 	free(c.os);
 	free(c.descs);
 	free(c.st);
-	free(c.assigned);
+	map_free(&c.assigned);
+	map_free(&c.osmap);
 	free(c.begun);
 	free(c.ended);
 	free(c.deferred);
-	free(c.late);
+	map_free(&c.late);
 	if (c.errors) {
 		ls_compiled_free(out);
 		return -1;

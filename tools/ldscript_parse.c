@@ -14,6 +14,9 @@
 enum ctx { CTX_TOP, CTX_SECTIONS, CTX_BODY };
 
 #define MAX_EXPR_DEPTH 256
+/* Left-associative chains build deep trees without parser recursion; the
+ * compiler walks them recursively, so their size is bounded too. */
+#define MAX_EXPR_NODES 10000
 #define MAX_INCLUDE_DEPTH 8
 #define MAX_INCLUDE_SIZE (16u << 20)
 
@@ -22,6 +25,7 @@ struct parser {
 	struct ls_lexer *lx;
 	int errors;
 	int depth;
+	int nodes; /* in the outermost expression being parsed */
 	int include_depth;
 };
 
@@ -121,6 +125,20 @@ static const char *take_name(struct parser *p, int mode, const char *what)
 static int unsupported(struct parser *p, int ln, const char *what, size_t n)
 {
 	return perr(p, ln, "unsupported construct '%.*s'", (int)n, what);
+}
+
+/* Room for element n of an arena array: capacity doubles at powers of
+ * two, so a long list costs linear memory even though nothing is freed. */
+static void *arena_grow(struct parser *p, void *arr, int n, size_t size)
+{
+	void *na;
+
+	if (n && (n < 4 || (n & (n - 1))))
+		return arr;
+	na = ls_alloc(&p->s->arena, size * (size_t)(n < 4 ? 4 : 2 * n));
+	if (n)
+		memcpy(na, arr, size * (size_t)n);
+	return na;
 }
 
 /* ---------------- expressions ---------------- */
@@ -331,6 +349,10 @@ static struct ls_expr *parse_binary(struct parser *p, int min_prec)
 	       prec) {
 		struct ls_token op = next(p, LM_EXPR);
 
+		if (++p->nodes > MAX_EXPR_NODES) {
+			perr(p, op.line, "expression too long");
+			return NULL;
+		}
 		e = mk(p, LE_BIN, op.line);
 		e->op = lk;
 		e->a = lhs;
@@ -350,6 +372,8 @@ static struct ls_expr *parse_expr(struct parser *p)
 		perr(p, ln, "expression nested too deeply");
 		return NULL;
 	}
+	if (p->depth == 1)
+		p->nodes = 0;
 	c = parse_binary(p, 1);
 	if (c && peek_op(p, '?')) {
 		next(p, LM_EXPR);
@@ -587,13 +611,10 @@ static int parse_exclude(struct parser *p, const char ***list, int *n)
 		return -1;
 	while (peek(p, LM_PATTERN)->kind == LT_NAME ||
 	       peek(p, LM_PATTERN)->kind == LT_STR) {
-		const char **nl = ls_alloc(&p->s->arena, sizeof(*nl) * (*n + 1));
 		struct ls_token t = next(p, LM_PATTERN);
 
-		if (*n)
-			memcpy(nl, *list, sizeof(*nl) * *n);
-		nl[(*n)++] = tok_str(p, &t);
-		*list = nl;
+		*list = arena_grow(p, (void *)*list, *n, sizeof(**list));
+		(*list)[(*n)++] = tok_str(p, &t);
 		accept(p, ',');
 	}
 	if (!*n)
@@ -604,12 +625,8 @@ static int parse_exclude(struct parser *p, const char ***list, int *n)
 static void add_secpat(struct parser *p, struct ls_indesc *in,
 		       const struct ls_secpat *sp)
 {
-	struct ls_secpat *n = ls_alloc(&p->s->arena, sizeof(*n) * (in->nsecs + 1));
-
-	if (in->nsecs)
-		memcpy(n, in->secs, sizeof(*n) * in->nsecs);
-	n[in->nsecs++] = *sp;
-	in->secs = n;
+	in->secs = arena_grow(p, in->secs, in->nsecs, sizeof(*in->secs));
+	in->secs[in->nsecs++] = *sp;
 }
 
 static int parse_secpats(struct parser *p, struct ls_indesc *in, int sort,
@@ -819,15 +836,12 @@ static int parse_outsec_tail(struct parser *p, struct ls_outdesc *os)
 		return unsupported(p, t->line, "AT>", 3);
 	while (accept(p, ':')) {
 		const char *n = take_name(p, LM_NAME, "a segment name");
-		const char **nl;
 
 		if (!n)
 			return -1;
-		nl = ls_alloc(&p->s->arena, sizeof(*nl) * (os->nphdrs + 1));
-		if (os->nphdrs)
-			memcpy(nl, os->phdrs, sizeof(*nl) * os->nphdrs);
-		nl[os->nphdrs++] = n;
-		os->phdrs = nl;
+		os->phdrs = arena_grow(p, (void *)os->phdrs, os->nphdrs,
+				       sizeof(*os->phdrs));
+		os->phdrs[os->nphdrs++] = n;
 	}
 	if (accept(p, '=') && parse_fill(p, os))
 		return -1;

@@ -8,22 +8,36 @@
 
 struct ls_arena_blk {
 	struct ls_arena_blk *next;
+	size_t used, cap;
 	max_align_t data[];
 };
 
+#define LS_ARENA_BLOCK 65536
+
 void *ls_alloc(struct ls_arena *a, size_t n)
 {
-	struct ls_arena_blk *b = calloc(1, sizeof(*b) + n);
+	struct ls_arena_blk *b = a->head;
+	size_t cap;
+	void *p;
 
-	/* A host tool: running out of memory is not a recoverable input
-	 * error, so stop loudly rather than thread NULL through the AST. */
-	if (!b) {
-		fputs("ldscript: out of memory\n", stderr);
-		abort();
+	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (!b || b->cap - b->used < n) {
+		/* A host tool: running out of memory is not a recoverable
+		 * input error, so stop loudly rather than thread NULL
+		 * through the AST. */
+		cap = n > LS_ARENA_BLOCK ? n : LS_ARENA_BLOCK;
+		b = calloc(1, sizeof(*b) + cap);
+		if (!b) {
+			fputs("ldscript: out of memory\n", stderr);
+			abort();
+		}
+		b->cap = cap;
+		b->next = a->head;
+		a->head = b;
 	}
-	b->next = a->head;
-	a->head = b;
-	return b->data;
+	p = (char *)b->data + b->used;
+	b->used += n;
+	return p;
 }
 
 char *ls_strndup(struct ls_arena *a, const char *s, size_t n)

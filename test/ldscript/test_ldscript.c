@@ -1061,6 +1061,25 @@ static void test_limits(void)
 	      "stack: %s", diag);
 	tctx_free(&t);
 
+	/* a long flat chain: no deep parser recursion, but bounded anyway */
+	n = sprintf(text, "x = 1");
+	for (i = 0; i < 20000; i++)
+		n += sprintf(text + n, "+1");
+	strcpy(text + n, ";");
+	plan = compile_text(text, NULL, 0, &t, &c);
+	CHECK(!plan && !strcmp(diag, "t.ld:1: expression too long\n"), "chain: %s", diag);
+	tctx_free(&t);
+	n = sprintf(text, "x = 1");
+	for (i = 0; i < 5000; i++)
+		n += sprintf(text + n, "+1");
+	strcpy(text + n, ";");
+	plan = compile_text(text, NULL, 0, &t, &c);
+	CHECK(plan && !strcmp(plan, "0x1389 ASSIGN:x"), "chain 5000: %s",
+	      plan ? plan : diag);
+	if (plan)
+		ls_compiled_free(&c);
+	tctx_free(&t);
+
 	/* many PHDRS */
 	n = sprintf(text, "PHDRS {\n");
 	for (i = 0; i < 33; i++)
@@ -1071,6 +1090,19 @@ static void test_limits(void)
 	      "phdrs: %s", diag);
 	tctx_free(&t);
 	report("limits");
+}
+
+/* Symbol indices without a table: for scripts with many names. */
+static uint32_t count_symbol(void *ctx, const char *name, int assigns,
+			     int provide)
+{
+	static uint32_t n;
+
+	(void)ctx;
+	(void)name;
+	(void)assigns;
+	(void)provide;
+	return n++ % 1000000;
 }
 
 /* A GENERIC-sized kernel: 2,200 objects x 12 sections against the BSD
@@ -1120,6 +1152,41 @@ static void test_scale(void)
 		CHECK(secs_used < 10, "took %.2f s", secs_used);
 		printf("# scale: %d inputs compiled in %.3f s\n", NOBJ * NSEC, secs_used);
 		ls_compiled_free(&c);
+	}
+	ls_free(s);
+	tctx_free(&t);
+	{
+		/* 20,000 sections, symbols and forward references: no
+		 * quadratic walk over names */
+		size_t cap = 4 << 20, n = 0;
+		char *big = malloc(cap);
+
+		n += sprintf(big + n, "SECTIONS {\n");
+		for (i = 0; i < 20000; i++)
+			n += sprintf(big + n, " .s%zu : { s%zu = .; *(.s%zu) t%zu = ADDR(.s%zu) + u%zu; }\n",
+				     i, i, i, i, i + 1 < 20000 ? i + 1 : 0, i);
+		n += sprintf(big + n, "}\n");
+		for (i = 0; i < 20000; i++)
+			n += sprintf(big + n, "u%zu = DEFINED(s%zu);\n", i, i);
+		struct ls_callbacks fast = { .symbol = count_symbol, .intern = cb_intern };
+
+		fast.ctx = &t;
+		t0 = clock();
+		diag_reset();
+		s = ls_parse_string("big.ld", big);
+		if (!s || ls_compile(s, NULL, 0, &fast, &c)) {
+			fail("big script: %s", diag);
+		} else {
+			secs_used = (double)(clock() - t0) / CLOCKS_PER_SEC;
+			CHECK(c.noutsecs == 20000 && secs_used < 10,
+			      "big: %u outsecs, %.2f s", c.noutsecs, secs_used);
+			printf("# scale: 20000 sections, 60000 assignments in %.3f s\n",
+			       secs_used);
+			ls_compiled_free(&c);
+		}
+		free(big);
+		ls_free(s);
+		s = NULL;
 	}
 	ls_free(s);
 	tctx_free(&t);
