@@ -61,7 +61,8 @@ if image "$T/ok.img" "$T/k.kit" "$FB"; then
 	for mem in 64M 3G; do
 		boot "$T/ok.img" $mem 30
 		if [ $rc -eq 33 ] && has '^testkern: loader relinkboot relinked$' &&
-			has '^testkern: cmdline hello bios$' && ! has 'fallback:'; then
+			has '^testkern: cmdline hello bios$' && ! has 'fallback:' &&
+			has '^testkern: low memory clean$'; then
 			ok "relinked-$mem"
 		else
 			notok "relinked-$mem" "status $rc: $(why)"
@@ -82,7 +83,8 @@ if image "$T/bad.img" "$T/bad.kit" "$FB"; then
 	boot "$T/bad.img" 256 30
 	n=$(count '^relinkboot: fallback: ')
 	if [ $rc -eq 33 ] && [ "$n" -eq 1 ] && has '^relinkboot: fallback: .*KERNEL.KIT' &&
-		has '^testkern: loader relinkboot fallback$'; then
+		has '^testkern: loader relinkboot fallback$' &&
+		has '^testkern: low memory clean$'; then
 		ok fallback-bad-kit
 	else
 		notok fallback-bad-kit "status $rc, $n fallback lines: $(why)"

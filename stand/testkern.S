@@ -21,6 +21,19 @@ start:
 	jne	bad
 	mov	$msg_ok, %ecx
 	call	puts
+	/* What the stage promised to wipe: its stack/stub area, itself and
+	 * the bounce buffer. */
+	mov	$0x1000, %edi
+	mov	$(0x7800 - 0x1000), %ecx
+	call	zeroed
+	jne	5f
+	mov	$0x8000, %edi
+	mov	$(0x80000 - 0x8000), %ecx
+	call	zeroed
+5:	mov	$msg_clean, %ecx
+	je	6f
+	mov	$msg_dirty, %ecx
+6:	call	puts
 	lea	8(%ebx), %edi           /* first tag */
 1:	mov	(%edi), %eax
 	test	%eax, %eax
@@ -53,6 +66,13 @@ bad:
 	out	%al, $0xf4
 	hlt
 
+/* ZF set when ECX bytes at EDI are all zero. */
+zeroed:
+	xor	%eax, %eax
+	cld
+	repe scasb
+	ret
+
 puts:
 	movb	(%ecx), %al
 	test	%al, %al
@@ -66,6 +86,8 @@ puts:
 	.section .rodata
 msg_ok:	.asciz "testkern: magic ok\r\n"
 msg_bad: .asciz "testkern: bad magic\r\n"
+msg_clean: .asciz "testkern: low memory clean\r\n"
+msg_dirty: .asciz "testkern: low memory DIRTY\r\n"
 msg_loader: .asciz "testkern: loader "
 msg_cmdline: .asciz "testkern: cmdline "
 nl:	.asciz "\r\n"
