@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../tools/ldscript.h"
 
@@ -85,6 +86,7 @@ struct tctx {
 	const char *canonical;       /* slot_flags: this pattern -> CANONICAL */
 	const char *random_fill;     /* outsec_flags */
 	int strict; /* references need a definition, like a kit builder */
+	const char *const *refuse; /* the builder cannot define these */
 };
 
 static int in_list(const char *const *l, const char *s)
@@ -102,6 +104,8 @@ static uint32_t cb_symbol(void *vctx, const char *name, int assigns,
 	int i;
 
 	if (provide && (in_list(t->objdefs, name) || in_list(t->unused, name)))
+		return UINT32_MAX;
+	if (in_list(t->refuse, name))
 		return UINT32_MAX;
 	for (i = 0; i < t->nsyms; i++)
 		if (!strcmp(t->syms[i], name))
@@ -693,6 +697,16 @@ static void test_errors(void)
 		{ "PHDRS { a 0x100000000; }",
 		  "t.ld:1: segment type must be a constant below 2^32\n" },
 		{ "SECTIONS { .a : { *(.a) } =x }", "t.ld:1: fill must be a constant\n" },
+		{ "x = 1;\n\001", "t.ld:2: unexpected character 0x01\n" },
+		{ "SECTIONS { .a : AT(1) ALIGN(4) AT(2) { } }",
+		  "t.ld:1: duplicate 'AT' in output section\n" },
+		{ "OUTPUT_ARCH(a, b)", "t.ld:1: too many arguments\n" },
+		{ "PROVIDE(. = 1);", "t.ld:1: cannot PROVIDE '.'\n" },
+		{ "refused = 1;", "t.ld:1: cannot define symbol 'refused'\n" },
+		{ "SECTIONS { .a : { FILL(a) } }",
+		  "t.ld:1: FILL value must be a 32-bit constant\n" },
+		{ "x = 1 + ASSERT(1, \"m\");",
+		  "t.ld:1: unsupported construct 'ASSERT inside an expression'\n" },
 		/* several errors, each reported once with its own line */
 		{ "FOO(1);\nx = ;\nSECTIONS {\n .a : { *(.a) } :bad\n .b : { *(.b }\n}\nBAR\n",
 		  "t.ld:1: unsupported construct 'FOO'\n"
@@ -708,8 +722,10 @@ static void test_errors(void)
 	};
 	size_t i;
 
+	static const char *const refuse[] = { "refused", NULL };
+
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct tctx t = { .strict = 1 };
+		struct tctx t = { .strict = 1, .refuse = refuse };
 		struct ls_compiled c;
 		char *plan = compile_text(cases[i].text, NULL, 0, &t, &c);
 
@@ -719,6 +735,46 @@ static void test_errors(void)
 		if (plan)
 			ls_compiled_free(&c);
 		tctx_free(&t);
+	}
+	{
+		/* a flood of errors stops after 100 lines */
+		static char text[4000];
+		struct tctx t = { 0 };
+		struct ls_compiled c;
+		size_t n = 0;
+		char *plan;
+
+		for (i = 0; i < 150; i++)
+			n += sprintf(text + n, "FOO%zu;\n", i);
+		plan = compile_text(text, NULL, 0, &t, &c);
+		CHECK(!plan && ndiag == 101 && strstr(diag, "t.ld:100: unsupported construct 'FOO99'\n"
+							    "t.ld: too many errors, giving up\n"),
+		      "flood: %d lines", ndiag);
+		tctx_free(&t);
+	}
+	{
+		/* file-level problems */
+		char path[] = "/tmp/ls-test-XXXXXX";
+		int fd = mkstemp(path);
+		char want[256];
+
+		diag_reset();
+		CHECK(!ls_parse_file(LS_TEST_DIR "/no-such.ld") &&
+		      !strcmp(diag, LS_TEST_DIR "/no-such.ld:0: cannot read: No such file or directory\n"),
+		      "missing file: %s", diag);
+		if (fd >= 0) {
+			CHECK(write(fd, "x = 1;\0", 7) == 7, "write");
+			close(fd);
+			diag_reset();
+			snprintf(want, sizeof(want), "%s:1: file contains a NUL byte\n", path);
+			CHECK(!ls_parse_file(path) && !strcmp(diag, want), "NUL: %s", diag);
+			unlink(path);
+		}
+		diag_reset();
+		snprintf(want, sizeof(want), "%s/include_self.ld:2: INCLUDE nested too deeply\n",
+			 LS_TEST_DIR);
+		CHECK(!ls_parse_file(LS_TEST_DIR "/include_self.ld") && !strcmp(diag, want),
+		      "self include: %s", diag);
 	}
 	report("errors");
 }
