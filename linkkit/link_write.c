@@ -106,6 +106,21 @@ static lk_u32 lk_apply_relocs(const struct lk_link *L, lk_u8 *dst)
 	return nerr;
 }
 
+/* Holes between output sections in load memory read as zero; sections
+ * themselves are written in full below, so the image is touched once. */
+static void lk_zero_holes(const struct lk_link *L, lk_u8 *d)
+{
+	lk_u64 end = L->load_lo;
+	lk_u32 i;
+
+	for (i = 0; i < L->nemit; i++) { /* os_tmp: emitted, by LMA */
+		const struct lk_os *o = &L->os[L->os_tmp[i]];
+
+		lk_memset(d + (end - L->load_lo), 0, (lk_size)(o->lma - end));
+		end = o->lma + o->size;
+	}
+}
+
 int lk_link_write(struct lk_link *L, void *dst, struct lk_rng *rng)
 {
 	lk_u8 *d = dst;
@@ -115,8 +130,7 @@ int lk_link_write(struct lk_link *L, void *dst, struct lk_rng *rng)
 		LK_ERR(L, "%s: write before a successful layout", L->name);
 		return LK_ERR_LINK;
 	}
-	/* Holes between output sections in load memory read as zero. */
-	lk_memset(d, 0, (lk_size)(L->load_hi - L->load_lo));
+	lk_zero_holes(L, d);
 	for (q = 0; q < L->nseq; q++) {
 		s = L->os_seq[q];
 		if (L->os[s].size == 0) {

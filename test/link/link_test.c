@@ -125,6 +125,8 @@ static void do_link(struct pb *b, lk_u32 seed, struct linked *k)
 		return;
 	lk_link_info(k->L, &k->info);
 	k->img = calloc(1, k->info.load_hi - k->info.load_lo + 1);
+	/* Garbage first: write must produce every byte itself. */
+	memset(k->img, 0x5a, k->info.load_hi - k->info.load_lo);
 	k->rc = lk_link_write(k->L, k->img, &r);
 }
 
@@ -151,6 +153,21 @@ static lk_u32 rd32(const lk_u8 *p)
 static lk_u64 rd64(const lk_u8 *p)
 {
 	return rd32(p) | (lk_u64)rd32(p + 4) << 32;
+}
+
+/* Bytes of the image outside every output section that are not zero. */
+static int holes_nonzero(struct linked *k)
+{
+	int holes = 0, inside;
+
+	for (lk_u64 a = k->info.load_lo; a < k->info.load_hi; a++) {
+		inside = 0;
+		for (lk_u32 o = 0; o < k->L->nout; o++)
+			inside |= a >= k->L->os[o].lma &&
+				  a < k->L->os[o].lma + k->L->os[o].size;
+		holes += !inside && k->img[a - k->info.load_lo] != 0;
+	}
+	return holes;
 }
 
 static void test_basic(void)
@@ -200,6 +217,7 @@ static void test_basic(void)
 	for (lk_u64 i = 0; i < k.L->chunk_size[f.c_gap]; i++)
 		ok &= pg[i] == 0xcc;
 	CHECK("basic_gap_filled", ok, "gap bytes not 0xcc");
+	CHECK("basic_holes_zero", holes_nonzero(&k) == 0, "hole bytes not zero");
 	/* Relocations. */
 	lk_u8 *pa = at_vma(&k, f.t_text, va[f.c_a]);
 	lk_i32 pc32 = (lk_i32)rd32(pa);
@@ -434,6 +452,8 @@ static void test_plan_semantics(void)
 	CHECK("plan_fill_pattern", p[3] == 0x12 && p[8] == 0xb2 && p[9] == 0xa1 &&
 	      p[10] == 0x12 && p[11] == 0x34 && p[12] == 0x12 && p[14] == 0x12,
 	      "bytes %02x %02x %02x %02x %02x", p[3], p[8], p[9], p[10], p[11]);
+	CHECK("plan_holes_zero", holes_nonzero(&k) == 0 &&
+	      d->lma > o->lma + o->size, "hole bytes not zero");
 	CHECK("plan_align_and_lma_offset", d->vma % 64 == 0 &&
 	      d->lma - d->vma == 0x3000 && d->align == 64, "data %llx/%llx",
 	      d->vma, d->lma);
