@@ -27,6 +27,7 @@ $(B)/test/unit/freestanding-check: test/unit/freestanding-check.sh $(LINKKIT_FS3
 
 include test/ldscript/rules.mk
 include test/link/rules.mk
+include test/diff/rules.mk
 
 # The i386 freestanding core objects, run in 32-bit mode against vectors
 # from the 64-bit host build.

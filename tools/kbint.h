@@ -80,6 +80,7 @@ struct kb {
 	struct kb_policy pol;
 	struct ls_script *script;
 	struct ls_compiled comp;
+	int compiled; /* comp holds a result to free */
 	struct kb_obj *objs;
 	uint32_t nobjs, nsynth, gap_obj, got_obj, got_input;
 	struct kb_sym *syms;

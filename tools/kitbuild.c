@@ -596,6 +596,7 @@ static int compile_script(struct kb *b)
 		b->errors++;
 		return -1;
 	}
+	b->compiled = 1;
 	for (size_t i = 0; i < b->ninputs; i++) {
 		uint32_t slot = b->comp.input_slot[i];
 
@@ -606,7 +607,7 @@ static int compile_script(struct kb *b)
 			kb_err(b, "%s: section %s: script compiler returned bad slot %u",
 			       b->inputs[i].object, b->inputs[i].section, slot);
 	}
-	return b->errors ? -1 : 0;
+	return 0;
 }
 
 /* ---- the whole build ---- */
@@ -685,10 +686,10 @@ static void free_build(struct kb *b)
 	free(b->got_syms);
 	free(b->relocs);
 	free(b->strtab.p);
-	if (b->script) {
+	if (b->compiled)
 		ls_compiled_free(&b->comp);
+	if (b->script)
 		ls_free(b->script);
-	}
 	kb_policy_free(&b->pol);
 	kb_merge_free(b);
 }
@@ -703,14 +704,14 @@ int kb_build_payload(const struct kb_options *o, uint8_t **payload, size_t *size
 	b.got_obj = b.gap_obj = b.got_input = NONE;
 	if (load_inputs(&b, o))
 		goto out;
+	/* Keep going after errors so that all of them are reported; only a
+	 * script that does not compile stops the build early. */
 	resolve_comdat(&b);
 	resolve_symbols(&b);
-	if (b.errors)
-		goto out;
 	kb_scan_relocs(&b);
 	collect_inputs(&b);
 	add_synthetic_inputs(&b);
-	if (b.errors || compile_script(&b))
+	if (compile_script(&b))
 		goto out;
 	kb_order_chunks(&b);
 	kb_merge_build(&b);

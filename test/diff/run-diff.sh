@@ -12,14 +12,16 @@
 # symbol its own section, and relaxes GOTPCRELX `mov` to `lea` where ld.bfd
 # makes `mov $sym`.
 #
-# Usage: run-diff.sh [BUILD_DIR] [CONFIG...]; DIFF_SEEDS (default 20).
+# Usage: run-diff.sh [BUILD_DIR] [CONFIG...]; seeds per build: DIFF_SEEDS
+# (ld.bfd, default 20), DIFF_LLD_SEEDS (ld.lld, default 8).
 set -u
 B=${1:-build}
 shift || true
 LK=$B/tools/linkkit
 D=test/diff
 W=$B/diff
-SEEDS=${DIFF_SEEDS:-20}
+BFD_SEEDS=${DIFF_SEEDS:-20}
+LLD_SEEDS=${DIFF_LLD_SEEDS:-8}
 BASE_FLAGS="-mcmodel=kernel -fno-pic -fno-pie -ffreestanding -mno-red-zone
  -fno-asynchronous-unwind-tables -fno-stack-protector -fcommon -fno-builtin -w"
 CONFIGS=("$@")
@@ -49,7 +51,7 @@ compile() { # CFG DIR [plain] -> objects in DIR, canonical list in DIR/objects.t
 clear_merge() { # OBJ
 	local s flags=()
 	for s in $(readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\).*/\1/p' |
-		grep -E '^\.rodata\.(str|cst)'); do
+		grep -E '\.(str[0-9]+\.[0-9]+|cst[0-9]+)$'); do
 		flags+=(--set-section-flags "$s=alloc,load,readonly,data,contents")
 	done
 	[ ${#flags[@]} -eq 0 ] || objcopy "${flags[@]}" "$1"
@@ -102,10 +104,10 @@ for cfg in "${CONFIGS[@]}"; do
 		echo "not ok diff-create-$cfg: $(head -1 "$dir/create.err")"
 		continue
 	fi
-	run_linker "$cfg" "$dir/k.kit" "$dir" bfd
+	SEEDS=$BFD_SEEDS run_linker "$cfg" "$dir/k.kit" "$dir" bfd
 	if compile "$cfg" "$dir/plain" plain 2>"$W/$cfg.err" && "$LK" create -o "$dir/plain/k.kit" -T $D/diff.ld \
 		-P $D/policy $(cat "$dir/plain/objects.txt") 2>"$dir/plain/create.err"; then
-		run_linker "$cfg" "$dir/plain/k.kit" "$dir/plain" lld
+		SEEDS=$LLD_SEEDS run_linker "$cfg" "$dir/plain/k.kit" "$dir/plain" lld
 	else
 		echo "not ok diff-lld-$cfg: plain variant: $(head -1 "$dir/plain/create.err" 2>/dev/null)"
 	fi

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Tests of the `linkkit` command line: create/info/verify/link behaviour,
+# determinism, uniformity of the object order (chi-square), and the exact
+# text of every error message. Usage: cli-test.sh [BUILD_DIR]
+set -u
+B=${1:-build}
+LK=$B/tools/linkkit
+D=test/diff
+W=$B/diff/cli
+rm -rf "$W" && mkdir -p "$W"
+
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1: $2"; }
+differ() { ! cmp -s "$1" "$2"; }
+check() { # NAME REASON CONDITION...
+	local name=$1 why=$2
+	shift 2
+	if "$@"; then ok "$name"; else nok "$name" "$why"; fi
+}
+
+# ---- a kit from the corpus ----
+FLAGS="-O2 -mcmodel=kernel -fno-pic -fno-pie -ffreestanding -mno-red-zone
+ -fno-asynchronous-unwind-tables -fno-stack-protector -fcommon -fno-builtin -w"
+OBJS=()
+for f in $D/corpus/main.c $(ls $D/corpus/*.[cS] | grep -v '/main\.c$'); do
+	o=$W/$(basename "${f%.*}").o
+	gcc $FLAGS -c "$f" -o "$o" || { nok cli-corpus "cannot compile $f"; exit 0; }
+	OBJS+=("$o")
+done
+if ! "$LK" create -o "$W/k.kit" -T $D/diff.ld -P $D/policy "${OBJS[@]}" 2>"$W/create.err"; then
+	nok cli-create "$(head -1 "$W/create.err")"
+	exit 0
+fi
+ok cli-create
+
+"$LK" info "$W/k.kit" >"$W/info.txt" 2>&1
+# Entropy: log2(m!) for the m shuffled objects (all but the 2 pinned) plus
+# log2(max/step) for each gap line of the policy.
+expect=$(python3 - "${#OBJS[@]}" $D/policy <<'EOF'
+import math, sys
+m = int(sys.argv[1]) - 2
+bits = math.lgamma(m + 1) / math.log(2)
+for line in open(sys.argv[2]):
+    w = line.split('#')[0].split()
+    if w and w[0] == 'gap':
+        bits += math.log2(math.ceil(int(w[2], 0) / int(w[3], 0)))
+print('%.1f' % bits)
+EOF
+)
+check cli-info-entropy "expected $expect bits, got: $(grep entropy "$W/info.txt")" \
+	grep -q "^entropy: $expect bits" "$W/info.txt"
+check cli-info-objects "$(grep objects: "$W/info.txt")" \
+	grep -q "^objects: $((${#OBJS[@]} + 1)) (2 pinned, 1 synthetic)" "$W/info.txt"
+
+out=$("$LK" verify "$W/k.kit" 2>&1)
+check cli-verify "$out" test "$out" = "$W/k.kit: ok"
+
+# A corrupted byte in the compressed stream must fail the hash check.
+cp "$W/k.kit" "$W/bad.kit"
+printf '\x55' | dd of="$W/bad.kit" bs=1 seek=100 conv=notrunc status=none
+out=$("$LK" verify "$W/bad.kit" 2>&1)
+rc=$?
+check cli-verify-corrupt "rc $rc: $out" \
+	test $rc -ne 0 -a "$(echo "$out" | wc -l)" -eq 1 -a -n "$(echo "$out" | grep -i "$W/bad.kit")"
+
+# ---- determinism ----
+"$LK" link --seed 1234 -o "$W/a.elf" "$W/k.kit" && "$LK" link --seed 1234 -o "$W/b.elf" "$W/k.kit" &&
+	"$LK" link --seed 1235 -o "$W/c.elf" "$W/k.kit" && "$LK" link --random -o "$W/d.elf" "$W/k.kit" &&
+	"$LK" link --random -o "$W/e.elf" "$W/k.kit"
+check cli-same-seed "seed 1234 gave two different files" cmp -s "$W/a.elf" "$W/b.elf"
+check cli-other-seed "seeds 1234 and 1235 gave the same file" differ "$W/a.elf" "$W/c.elf"
+check cli-random "two --random links are identical" differ "$W/d.elf" "$W/e.elf"
+out=$(readelf -lW "$W/a.elf" 2>&1 | grep -c LOAD)
+check cli-elf-phdrs "readelf sees $out PT_LOAD" test "$out" -eq 4
+
+"$LK" link --seed 99 --map "$W/a.map" -o "$W/m.elf" "$W/k.kit"
+addr=$(nm "$W/m.elf" 2>/dev/null | awk '$3 == "_start" {print $1}')
+check cli-map "_start ($addr) not in the map" grep -q "^0x$addr .* _start$" "$W/a.map"
+
+# ---- uniformity: chi-square of each shuffled object's position ----
+N=300
+for s in $(seq 1 $N); do
+	"$LK" link --seed "$(printf '%x' $((s * 40503)))" --print-layout -o "$W/u.elf" "$W/k.kit" |
+		awk '$1 == "object" {printf "%s ", $2} END {print ""}'
+done >"$W/orders.txt"
+res=$(python3 - "$W/orders.txt" <<'EOF'
+import math, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+fixed = ('main.o', 'comdat1.o', 'gap')
+rows = [[o for o in r if o not in fixed] for r in rows]
+k = len(rows[0])
+if any(sorted(r) != sorted(rows[0]) for r in rows):
+    print('bad orders'); sys.exit()
+n = len(rows)
+# Critical value of chi-square with k-1 degrees of freedom at p = 1e-4
+# (Wilson-Hilferty), Bonferroni-corrected over the k objects tested.
+df = k - 1
+z = 3.719 + 0.6 * math.log10(k)
+crit = df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+worst = 0
+for obj in rows[0]:
+    counts = [0] * k
+    for r in rows:
+        counts[r.index(obj)] += 1
+    e = n / k
+    chi = sum((c - e) ** 2 / e for c in counts)
+    worst = max(worst, chi)
+print('ok' if worst < crit else 'fail', '%.1f %.1f %d' % (worst, crit, len(set(map(tuple, rows)))))
+EOF
+)
+check cli-uniform-order "chi-square worst/critical/distinct: $res" test "${res%% *}" = ok
+distinct=${res##* }
+check cli-orders-distinct "only $distinct distinct orders of $N" test "$distinct" -ge $((N - 2))
+# Pinned objects first, then the gap object, in every layout.
+check cli-pinned-first "pinned objects not first" \
+	test "$(cut -d' ' -f1-3 "$W/orders.txt" | sort -u)" = "main.o comdat1.o gap"
+
+# ---- error messages (exact text) ----
+asm() { printf "$2" >"$W/$1.s" && as "$W/$1.s" -o "$W/$1.o"; }
+asm undef '\t.text\n\t.globl f\nf:\n\tcall missing_fn\n\tmovq $other_missing, %%rax\n\tret\n'
+asm dup1 '\t.data\n\t.globl dup_sym\ndup_sym:\n\t.long 1\n'
+asm dup2 '\t.data\n\t.globl dup_sym\ndup_sym:\n\t.long 2\n'
+asm tls '\t.text\n\tmovl %%fs:tlsvar@tpoff, %%eax\n\tret\n'
+asm orphan '\t.section .weird,"a"\n\t.byte 1\n'
+asm start '\t.text\n\t.globl _start\n_start:\n\tret\n'
+
+expect_err() { # NAME EXPECTED-STDERR ARGS...
+	local name=$1 want=$2 got rc
+	shift 2
+	rm -f "$W/err.kit"
+	got=$("$LK" create -o "$W/err.kit" "$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && [ "$got" = "$want" ] && [ ! -e "$W/err.kit" ]; then
+		ok "$name"
+	else
+		nok "$name" "rc $rc, got: $(echo "$got" | tr '\n' '|')"
+	fi
+}
+P=$D/policy
+T=$D/diff.ld
+expect_err cli-err-undefined "linkkit: undef.o: section .text+0x1: undefined symbol 'missing_fn'
+linkkit: undef.o: section .text+0x8: undefined symbol 'other_missing'
+linkkit: 2 errors" -T $T -P $P "$W/start.o" "$W/undef.o" "${OBJS[@]:1}"
+expect_err cli-err-duplicate "linkkit: dup2.o: duplicate definition of 'dup_sym' (first defined in dup1.o)
+linkkit: 1 error" -T $T -P $P "${OBJS[@]}" "$W/dup1.o" "$W/dup2.o"
+expect_err cli-err-reloc "linkkit: tls.o: section .text+0x4: unsupported relocation type 23 against 'tlsvar'
+linkkit: 1 error" -T $T -P $P "${OBJS[@]}" "$W/tls.o"
+expect_err cli-err-orphan "linkkit: orphan.o: section .weird: orphan section not matched by the script
+linkkit: 1 error" -T $T -P $P "${OBJS[@]}" "$W/orphan.o"
+# Every error is reported, not just the first.
+expect_err cli-err-all "linkkit: dup2.o: duplicate definition of 'dup_sym' (first defined in dup1.o)
+linkkit: orphan.o: section .weird: orphan section not matched by the script
+linkkit: 2 errors" -T $T -P $P "${OBJS[@]}" "$W/dup1.o" "$W/dup2.o" "$W/orphan.o"
+expect_err cli-err-all-later "linkkit: tls.o: section .text+0x4: unsupported relocation type 23 against 'tlsvar'
+linkkit: orphan.o: section .weird: orphan section not matched by the script
+linkkit: undef.o: section .text+0x1: undefined symbol 'missing_fn'
+linkkit: undef.o: section .text+0x8: undefined symbol 'other_missing'
+linkkit: 4 errors" -T $T -P $P "$W/start.o" "$W/undef.o" "$W/tls.o" "$W/orphan.o" "${OBJS[@]:1}"
+
+printf 'protocol multiboot2\nshuffle everything\ngap .text 100 3 0xcc\npin\ngap .bss 4096 16 300\n' >"$W/bad.policy"
+expect_err cli-err-policy "$W/bad.policy:2: unknown keyword
+$W/bad.policy:3: gap: STEP must be a power of two
+$W/bad.policy:4: wrong number of arguments
+$W/bad.policy:5: gap: FILL must be a byte (0..255)
+linkkit: 1 error" -T $T -P "$W/bad.policy" "${OBJS[@]}"
+printf 'pin nothere.o\n' >"$W/pin.policy"
+expect_err cli-err-pin "linkkit: policy: pinned object 'nothere.o' is not among the inputs
+linkkit: 1 error" -T $T -P "$W/pin.policy" "${OBJS[@]}"
+
+# The script parser's own messages are "path:line: message" (tools/ldscript.h).
+printf 'SECTIONS\n{\n\t.text : { *(.text) }\n\tfoo bar baz\n}\n' >"$W/bad.ld"
+got=$("$LK" create -o "$W/err.kit" -T "$W/bad.ld" -P $P "${OBJS[@]}" 2>&1)
+rc=$?
+check cli-err-script "rc $rc, got: $(echo "$got" | tr '\n' '|')" \
+	test $rc -ne 0 -a "$(echo "$got" | head -1 | cut -d: -f1-2)" = "$W/bad.ld:4" \
+	-a "$(echo "$got" | tail -1)" = "linkkit: 1 error"
+
+got=$("$LK" link -o "$W/x.elf" "$W/k.kit" 2>&1)
+check cli-err-link-usage "got: $got" \
+	test "$got" = "linkkit: link: needs -o OUT, a KIT, and one of --seed HEX or --random"
+got=$("$LK" link --seed xyz -o "$W/x.elf" "$W/k.kit" 2>&1)
+check cli-err-seed "got: $got" test "$got" = "linkkit: link: bad seed 'xyz' (hex, up to 128 digits)"
+exit 0
