@@ -54,6 +54,7 @@ void disk_wipe_bounce(void);
 lk_u64 disk_sectors(void);
 
 /* bios_mem.c: E820 queries. */
+int e820_valid(const struct e820_entry *e);
 /* Non-zero when [lo, hi) lies entirely in type-1 (usable) E820 RAM. */
 int mem_is_usable(lk_u64 lo, lk_u64 hi);
 /* Highest usable range below 4 GiB and above 1 MiB: [*lo, *hi). */

@@ -5,6 +5,13 @@
 #define ONE_MB 0x100000ull
 #define E820_USABLE 1u
 
+/* ACPI 3.0 extended attributes: bit 0 clear means "ignore this entry"
+ * (start.S presets it for BIOSes that return only 20 bytes). */
+int e820_valid(const struct e820_entry *e)
+{
+	return (e->attr & 1) && e->len != 0;
+}
+
 /* Entries may overlap and disagree; a range counts as usable only if no
  * non-usable entry touches it and usable entries cover all of it. */
 static int touches_reserved(lk_u64 lo, lk_u64 hi)
@@ -13,7 +20,8 @@ static int touches_reserved(lk_u64 lo, lk_u64 hi)
 		const struct e820_entry *e = &e820_map[i];
 		lk_u64 end = e->addr + e->len;
 
-		if (e->type != E820_USABLE && e->len && e->addr < hi && end > lo)
+		if (e820_valid(e) && e->type != E820_USABLE && e->addr < hi &&
+		    end > lo)
 			return 1;
 	}
 	return 0;
@@ -33,7 +41,8 @@ int mem_is_usable(lk_u64 lo, lk_u64 hi)
 			const struct e820_entry *e = &e820_map[i];
 			lk_u64 end = e->addr + e->len;
 
-			if (e->type == E820_USABLE && e->addr <= at && end > at) {
+			if (e820_valid(e) && e->type == E820_USABLE &&
+			    e->addr <= at && end > at) {
 				at = end;
 				progress = 1;
 			}
@@ -50,7 +59,7 @@ int mem_top_region(lk_u32 *lo, lk_u32 *hi)
 		const struct e820_entry *e = &e820_map[i];
 		lk_u64 a = e->addr, b = e->addr + e->len;
 
-		if (e->type != E820_USABLE || b < a)
+		if (!e820_valid(e) || e->type != E820_USABLE || b < a)
 			continue;
 		if (a < ONE_MB)
 			a = ONE_MB;

@@ -43,7 +43,7 @@ static void add_memory(struct lk_mb2 *m, struct lk_mb2_mmap_entry *map)
 	lk_u32 n = 0, lower, upper;
 
 	for (lk_u32 i = 0; i < e820_count; i++) {
-		if (!e820_map[i].len)
+		if (!e820_valid(&e820_map[i]))
 			continue;
 		map[n].addr = e820_map[i].addr;
 		map[n].len = e820_map[i].len;
