@@ -104,7 +104,6 @@ const char *lk_chunk_obj_name(const struct lk_link *L, lk_u32 chunk);
 int lk_is_pow2(lk_u64 v);
 
 /* link_layout.c */
-lk_u64 lk_udiv64(lk_u64 n, lk_u64 d, lk_u64 *rem);
 lk_u64 lk_align_up(lk_u64 v, lk_u64 a);
 void lk_stable_sort(lk_u32 *v, lk_u32 *tmp, lk_u32 n,
 		    int (*less)(const void *ctx, lk_u32 a, lk_u32 b),

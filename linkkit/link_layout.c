@@ -8,24 +8,6 @@
 
 #define LK_ERR(L, ...) lk_log((L)->h, LK_LOG_ERROR, __VA_ARGS__)
 
-/* Shift-subtract division: the i386 stage has no libgcc for 64-bit '/'. */
-lk_u64 lk_udiv64(lk_u64 n, lk_u64 d, lk_u64 *rem)
-{
-	lk_u64 q = 0, r = 0;
-	int i;
-
-	for (i = 63; i >= 0; i--) {
-		r = (r << 1) | ((n >> i) & 1);
-		if (r >= d) {
-			r -= d;
-			q |= 1ull << i;
-		}
-	}
-	if (rem)
-		*rem = r;
-	return q;
-}
-
 /* GNU ld's align_n: alignments 0 and 1 leave the value alone. Wraps like
  * ld's bfd_vma; callers that place things check for wrap-around. */
 lk_u64 lk_align_up(lk_u64 v, lk_u64 a)
@@ -36,7 +18,7 @@ lk_u64 lk_align_up(lk_u64 v, lk_u64 a)
 		return v;
 	if (lk_is_pow2(a))
 		return (v + a - 1) & ~(a - 1);
-	lk_udiv64(v, a, &rem);
+	lk_udivmod64(v, a, &rem);
 	return rem ? v + (a - rem) : v;
 }
 
@@ -174,7 +156,7 @@ static void lk_choose_gaps(struct lk_link *L, struct lk_rng *rng)
 		L->chunk_size[i] = c->size;
 		if (!(c->flags & LK_CHUNK_GAP))
 			continue;
-		steps = lk_udiv64(c->size, c->align, LK_NULL);
+		steps = lk_udivmod64(c->size, c->align, LK_NULL);
 		L->chunk_size[i] = steps ? lk_rng_below(rng, steps) * c->align : 0;
 	}
 }
@@ -304,7 +286,7 @@ static int lk_eval_binary(struct lk_link *L, struct lk_eval *e, lk_u16 code)
 	case LK_E_DIV: case LK_E_MOD:
 		if (b == 0)
 			return lk_eval_fail(L, e, "division by zero", LK_NULL);
-		r = lk_udiv64(a, b, &b);
+		r = lk_udivmod64(a, b, &b);
 		if (code == LK_E_MOD)
 			r = b;
 		break;

@@ -1300,6 +1300,39 @@ static void test_dump_layout(void)
 	tlog_reset();
 }
 
+static int less_key(const void *ctx, lk_u32 a, lk_u32 b)
+{
+	const lk_u32 *key = ctx;
+
+	return key[a] < key[b];
+}
+
+/* The merge sort against insertion sort (stable by construction). */
+static void test_sort(void)
+{
+	lk_u32 key[300], v[300], w[300], tmp[300], x = 99;
+	int ok = 1;
+
+	for (lk_u32 n = 0; n < 300 && ok; n += 1 + n / 16) {
+		for (lk_u32 i = 0; i < n; i++) {
+			x = x * 1103515245u + 12345u;
+			key[i] = (x >> 16) % 7;
+			v[i] = w[i] = i;
+		}
+		lk_stable_sort(v, tmp, n, less_key, key);
+		for (lk_u32 i = 1; i < n; i++)
+			for (lk_u32 j = i; j > 0 && key[w[j]] < key[w[j - 1]]; j--) {
+				lk_u32 t = w[j];
+				w[j] = w[j - 1];
+				w[j - 1] = t;
+			}
+		ok = memcmp(v, w, n * 4) == 0;
+	}
+	CHECK("stable_sort", ok, "differs from insertion sort");
+	CHECK("align_up", lk_align_up(10, 6) == 12 && lk_align_up(12, 6) == 12 &&
+	      lk_align_up(17, 16) == 32 && lk_align_up(5, 0) == 5, "arithmetic wrong");
+}
+
 static int alloc_left;
 
 static void *fail_alloc(void *ctx, lk_size n)
@@ -1432,6 +1465,7 @@ int main(int argc, char **argv)
 	test_kit();
 	test_nomem();
 	test_dump_layout();
+	test_sort();
 	test_garbage();
 	CHECK("close_wipes_everything", unwiped_frees == 0,
 	      "%d buffers freed without a wipe", unwiped_frees);
