@@ -373,10 +373,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	eb_load_config(s);
 	s->quiet_errors = 1;
 	eb_try_relink(s);
+	if (!s->reason[0])
+		eb_fail(s, "%s: unexplained failure", s->cfg.kit);
 	eb_print(s, "fallback: %s", s->reason);
 	eb_release_all(s);
 	s->reason[0] = 0;
 	eb_try_fallback(s);
+	if (!s->reason[0])
+		eb_fail(s, "%s: unexplained failure", s->cfg.fallback);
 	eb_release_all(s);
 	eb_print(s, "fallback failed: %s", s->reason);
 	lk_config_wipe(&s->cfg);
