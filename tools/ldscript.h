@@ -82,11 +82,12 @@ struct ls_compiled {
 	uint32_t nslots;
 	struct lk_outsec *outsecs; /* type/flags/align computed from inputs */
 	uint32_t noutsecs;
-	struct lk_phdr *phdrs;
+	struct lk_phdr *phdrs; /* PHDRS, or PT_LOADs made like GNU ld's
+				  when the script has none (docs/ldscript.md) */
 	uint32_t nphdrs;
 	struct lk_op *ops;
 	uint32_t nops;
-	uint64_t sizeof_headers; /* 64 + 56 * nphdrs (or default count) */
+	uint64_t sizeof_headers; /* 64 + 56 * nphdrs */
 };
 
 /* Returns 0, or -1 after printing every error ("path:line: msg"). */

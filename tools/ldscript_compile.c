@@ -12,8 +12,6 @@
 
 #include "ldscript_int.h"
 
-/* Program headers assumed for SIZEOF_HEADERS when there is no PHDRS. */
-#define LS_DEFAULT_PHDRS 4
 
 #define NO_OUTSEC UINT32_MAX
 
@@ -123,6 +121,7 @@ struct cc {
 	const struct ls_stmt **deferred; /* emitted after everything else */
 	size_t ndeferred;
 	struct ls_map late; /* symbols whose assignment was deferred */
+	uint32_t *def_mask; /* per outsec, segments made without PHDRS */
 	int final; /* emitting the deferred statements */
 	const struct ls_outdesc *heading; /* emitting this section's AT() */
 	const char *file;
@@ -247,8 +246,6 @@ static void build_phdrs(struct cc *c)
 			    (ph->phdrs ? LK_PHDR_PHDRS : 0) |
 			    (ph->has_flags ? LK_PHDR_FLAGS_SET : 0);
 	}
-	c->out->sizeof_headers =
-		64 + 56 * (uint64_t)(c->s->has_phdrs ? c->s->nphdrs : LS_DEFAULT_PHDRS);
 }
 
 /* ---- pass 2: matching ---- */
@@ -304,6 +301,77 @@ static void match_inputs(struct cc *c)
 			if (in->align > st->align)
 				st->align = in->align;
 		}
+	}
+}
+
+static int body_has_data(const struct ls_outdesc *os)
+{
+	const struct ls_stmt *b;
+
+	for (b = os->body; b; b = b->next)
+		if (b->kind == LS_DATA)
+			return 1;
+	return 0;
+}
+
+/* A section holding only `. +=` or nothing is PROGBITS, as with GNU ld
+ * (hence the usual NOLOAD on stacks). */
+static int outsec_nobits(const struct cc *c, uint32_t i)
+{
+	const struct osstat *s = &c->st[i];
+
+	return c->os[i]->noload ||
+	       (s->nobits && !s->progbits && !body_has_data(c->os[i]));
+}
+
+static int outsec_empty(const struct cc *c, uint32_t idx,
+			const struct ls_outdesc *os);
+
+static void add_default_phdr(struct cc *c, uint64_t shf)
+{
+	struct lk_phdr *ph = &c->out->phdrs[c->out->nphdrs];
+	char name[16];
+
+	snprintf(name, sizeof(name), "load%u", c->out->nphdrs++);
+	ph->name = c->cb->intern(c->cb->ctx, name);
+	ph->type = PT_LOAD;
+	ph->flags = PF_R | (shf & SHF_WRITE ? PF_W : 0) |
+		    (shf & SHF_EXECINSTR ? PF_X : 0);
+	ph->pflags = LK_PHDR_FLAGS_SET;
+}
+
+/*
+ * Without PHDRS GNU ld makes the segments itself. A simple equivalent:
+ * a new PT_LOAD whenever write/execute permission changes or file
+ * contents follow NOBITS; empty sections join the current one.
+ */
+static void default_phdrs(struct cc *c)
+{
+	uint64_t key, prev = 0;
+	int prev_nobits = 0, nob;
+	uint32_t i;
+
+	c->def_mask = xcalloc(c->out->noutsecs, sizeof(*c->def_mask));
+	c->out->phdrs = xcalloc(LS_MAX_PHDRS, sizeof(*c->out->phdrs));
+	for (i = 0; i < c->out->noutsecs; i++) {
+		if (outsec_empty(c, i, c->os[i])) {
+			c->def_mask[i] = c->out->nphdrs ? 1u << (c->out->nphdrs - 1) : 0;
+			continue;
+		}
+		key = c->st[i].flags & (SHF_WRITE | SHF_EXECINSTR);
+		nob = outsec_nobits(c, i);
+		if (!c->out->nphdrs || key != prev || (prev_nobits && !nob)) {
+			if (c->out->nphdrs == LS_MAX_PHDRS) {
+				cerr(c, c->s->name, 0,
+				     "more than %d segments needed: use PHDRS",
+				     LS_MAX_PHDRS);
+				return;
+			}
+			add_default_phdr(c, key);
+		}
+		c->def_mask[i] = 1u << (c->out->nphdrs - 1);
+		prev = key;
+		prev_nobits = nob;
 	}
 }
 
@@ -832,12 +900,9 @@ static void finish_outsecs(struct cc *c)
 		if (os->nphdrs)
 			for (mask = 0, k = 0; k < os->nphdrs; k++)
 				mask |= phdr_bit(c, st, os->phdrs[k]);
-		o->phdr_mask = mask;
+		o->phdr_mask = c->def_mask ? c->def_mask[i] : mask;
 		o->name = c->cb->intern(c->cb->ctx, os->name);
-		/* A section holding only `. +=` or nothing is PROGBITS, as with
-		 * GNU ld (hence the usual NOLOAD on stacks). */
-		o->type = os->noload || (s->nobits && !s->progbits) ?
-				  SHT_NOBITS : SHT_PROGBITS;
+		o->type = outsec_nobits(c, i) ? SHT_NOBITS : SHT_PROGBITS;
 		o->flags = s->flags | SHF_ALLOC;
 		o->align = s->align ? s->align : 1;
 		if (os->align && fold(c, os->align, &a) && is_pow2(a) && a > o->align)
@@ -876,8 +941,12 @@ int ls_compile(const struct ls_script *s, const struct ls_input *in,
 	c.cur = NO_OUTSEC;
 	index_outsecs(&c);
 	index_descs(&c);
-	build_phdrs(&c);
 	match_inputs(&c);
+	if (s->has_phdrs)
+		build_phdrs(&c);
+	else
+		default_phdrs(&c);
+	out->sizeof_headers = 64 + 56 * (uint64_t)out->nphdrs;
 	fill_slots(&c);
 	c.begun = xcalloc(out->noutsecs, 1);
 	c.ended = xcalloc(out->noutsecs, 1);
@@ -893,6 +962,7 @@ int ls_compile(const struct ls_script *s, const struct ls_input *in,
 	free(c.ended);
 	free(c.deferred);
 	map_free(&c.late);
+	free(c.def_mask);
 	if (c.errors) {
 		ls_compiled_free(out);
 		return -1;

@@ -891,8 +891,12 @@ static void test_misc(void)
 			CHECK(!strcmp(plan, "0x1000 SETDOT SECTION:.inc SLOT:0 END "
 					    "0x2a ASSIGN:from_include"),
 			      "include plan '%s'", plan);
-			CHECK(c.sizeof_headers == 64 + 56 * 4, "default headers %llu",
-			      (unsigned long long)c.sizeof_headers);
+			/* no PHDRS: one RW PT_LOAD for the one section */
+			CHECK(c.sizeof_headers == 64 + 56 && c.nphdrs == 1 &&
+			      c.phdrs[0].flags == (PF_R | PF_W) &&
+			      c.outsecs[0].phdr_mask == 1,
+			      "default headers %llu, %u phdrs",
+			      (unsigned long long)c.sizeof_headers, c.nphdrs);
 			ls_compiled_free(&c);
 		}
 		ls_free(s);
@@ -1084,6 +1088,57 @@ static void test_linux(void)
 	ls_free(s);
 	tctx_free(&t);
 	report("linux_script");
+}
+
+/* Without PHDRS the compiler makes PT_LOADs by permission, like GNU ld. */
+static void test_default_phdrs(void)
+{
+	static const struct ls_input in[] = {
+		{ "a.o", ".text", 0, PB, AX, 8, 16 },
+		{ "a.o", ".rodata", 0, PB, A, 8, 8 },
+		{ "a.o", ".data", 0, PB, AW, 8, 8 },
+		{ "a.o", ".bss", 0, NB, AW, 8, 8 },
+		{ "a.o", ".data2", 0, PB, AW, 8, 8 },
+		{ "a.o", ".text2", 0, PB, AX, 8, 8 },
+	};
+	static const uint32_t mask[] = { 1, 1, 2, 4, 4, 8, 16 };
+	static const uint32_t flags[] = { PF_R | PF_X, PF_R, PF_R | PF_W,
+					  PF_R | PF_W, PF_R | PF_X };
+	struct tctx t = { 0 };
+	struct ls_compiled c;
+	char *plan = compile_text(
+		"SECTIONS {\n"
+		" . = 0x1000 + SIZEOF_HEADERS;\n"
+		" .text : { *(.text) }\n"
+		" .empty : { *(.nothing) }\n"
+		" .rodata : { *(.rodata) }\n"
+		" .data : { *(.data) }\n"
+		" .bss : { *(.bss) }\n"
+		" .data2 : { *(.data2) }\n"
+		" .text2 : { *(.text2) }\n"
+		"}\n",
+		in, sizeof(in) / sizeof(in[0]), &t, &c);
+	uint32_t i;
+
+	if (!plan) {
+		fail("compile: %s", diag);
+	} else {
+		CHECK(c.nphdrs == 5, "nphdrs %u", c.nphdrs);
+		for (i = 0; i < c.nphdrs && i < 5; i++)
+			CHECK(c.phdrs[i].type == PT_LOAD && c.phdrs[i].flags == flags[i] &&
+			      c.phdrs[i].pflags == LK_PHDR_FLAGS_SET,
+			      "phdr %u type %u flags %u", i, c.phdrs[i].type, c.phdrs[i].flags);
+		for (i = 0; i < c.noutsecs && i < 7; i++) {
+			uint32_t want = mask[i];
+
+			CHECK(c.outsecs[i].phdr_mask == want, "%s mask %#x want %#x",
+			      str_at(&t, c.outsecs[i].name), c.outsecs[i].phdr_mask, want);
+		}
+		CHECK(!strncmp(plan, "0x1158 SETDOT", 13), "SIZEOF_HEADERS: %.40s", plan);
+		ls_compiled_free(&c);
+	}
+	tctx_free(&t);
+	report("default_phdrs");
 }
 
 /* Deep nesting must give a diagnostic, not a stack overflow. */
@@ -1370,6 +1425,7 @@ int main(void)
 	test_provide();
 	test_deferred();
 	test_linux();
+	test_default_phdrs();
 	test_misc();
 	test_limits();
 	test_scale();
