@@ -3,7 +3,8 @@
 # $(B)/test/qemu that runs a script from here with B set; the wrappers
 # depend on the products so `make test` builds them first.
 QEMU_T := $(B)/test/qemu
-QEMU_TESTS := $(QEMU_T)/test-mkimage $(QEMU_T)/test-uefi $(QEMU_T)/test-bios
+QEMU_TESTS := $(QEMU_T)/test-mkimage $(QEMU_T)/test-runner $(QEMU_T)/test-uefi \
+  $(QEMU_T)/test-bios
 TESTS += $(QEMU_TESTS)
 
 # Products the boot tests use, when some rule registers them.
@@ -20,7 +21,11 @@ endef
 
 $(QEMU_T)/test-mkimage: test/qemu/test-mkimage.sh $(MKIMAGE)
 	$(call qemu_wrapper,test/qemu/test-mkimage.sh,)
-$(QEMU_T)/test-uefi: test/qemu/boot-tests.sh test/qemu/boot.sh $(QEMU_PRODUCTS)
+$(QEMU_T)/test-runner: test/qemu/test-runner.sh test/qemu/boot.sh
+	$(call qemu_wrapper,test/qemu/test-runner.sh,)
+$(QEMU_T)/test-uefi: test/qemu/boot-tests.sh test/qemu/boot.sh \
+  test/qemu/kit-undefine.py $(QEMU_PRODUCTS)
 	$(call qemu_wrapper,test/qemu/boot-tests.sh,uefi)
-$(QEMU_T)/test-bios: test/qemu/boot-tests.sh test/qemu/boot.sh $(QEMU_PRODUCTS)
+$(QEMU_T)/test-bios: test/qemu/boot-tests.sh test/qemu/boot.sh \
+  test/qemu/kit-undefine.py $(QEMU_PRODUCTS)
 	$(call qemu_wrapper,test/qemu/boot-tests.sh,bios)
