@@ -108,6 +108,8 @@ static int eb_reserve_range(struct eb_state *s, lk_u64 lo, lk_u64 hi,
 		if (d->Type == EfiConventionalMemory) {
 			EFI_STATUS st;
 			bad = !eb_pages_at(s, a, e - a, 0, &st);
+			if (!bad)
+				s->regions[s->nregions - 1].kernel = 1;
 		}
 	}
 	if (!bad && covered != hi - lo) {

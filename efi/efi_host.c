@@ -210,6 +210,7 @@ static void *eb_pages_common(struct eb_state *s, EFI_ALLOCATE_TYPE type,
 	r->addr = a;
 	r->pages = pages;
 	r->wipe = wipe;
+	r->kernel = 0;
 	s->nregions++;
 	return (void *)(lk_uptr)a;
 }

@@ -21,6 +21,7 @@ struct eb_region {
 	EFI_PHYSICAL_ADDRESS addr;
 	UINTN pages;
 	int wipe; /* holds secrets (kit, payload, seed): wipe before the jump */
+	int kernel; /* part of the staged kernel's destination */
 };
 
 struct eb_state {

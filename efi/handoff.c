@@ -203,6 +203,28 @@ static int eb_exit_boot_services(struct eb_state *s, const struct eb_kernel *k,
 	return 0;
 }
 
+/*
+ * A staged kernel lands on memory the firmware held when we looked; if it
+ * freed some of it and handed it to one of our later allocations, the
+ * copy would destroy that buffer. Refuse rather than corrupt.
+ */
+static int eb_staging_clash(struct eb_state *s)
+{
+	lk_u64 lo = s->copy_dst, hi = s->copy_dst + s->copy_len;
+	UINTN i;
+
+	for (i = 0; s->copy_len && i < s->nregions; i++) {
+		const struct eb_region *r = &s->regions[i];
+		lk_u64 e = r->addr + ((lk_u64)r->pages << 12);
+		if (!r->kernel && r->addr < hi && e > lo) {
+			eb_fail(s, "a boot buffer at 0x%llx overlaps the kernel "
+				   "at [0x%llx, 0x%llx)", (lk_u64)r->addr, lo, hi);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
 		void (*cleanup)(struct eb_state *s, void *arg), void *arg)
 {
@@ -230,7 +252,8 @@ void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
 	}
 	lk_memcpy(tramp, eb_tramp_start, tsize);
 	eb_find_rsdp(s, &b);
-	if (eb_alloc_bufs(s, k, &b) || eb_exit_boot_services(s, k, &b))
+	if (eb_alloc_bufs(s, k, &b) || eb_staging_clash(s) ||
+	    eb_exit_boot_services(s, k, &b))
 		return;
 
 	/* No firmware from here on. Wipe, then go. */
