@@ -211,6 +211,11 @@ static struct ls_expr *parse_call(struct parser *p, const struct ls_token *f)
 			expected(p, LM_EXPR, "MAXPAGESIZE or COMMONPAGESIZE");
 			return NULL;
 		}
+	} else if (ls_tok_is(f, "SEGMENT_START")) {
+		/* No -T<segment> options here: always the default. */
+		if (!take_name(p, LM_NAME, "a segment name") || expect(p, ',') ||
+		    !(e = parse_expr(p)))
+			return NULL;
 	} else if (ls_tok_is(f, "ASSERT")) {
 		e = mk(p, LE_ASSERT, ln);
 		if (!(e->a = parse_expr(p)) || expect(p, ','))
@@ -220,7 +225,7 @@ static struct ls_expr *parse_call(struct parser *p, const struct ls_token *f)
 			return NULL;
 	} else {
 		int two = ls_tok_is(f, "MAX") || ls_tok_is(f, "MIN");
-		int align = ls_tok_is(f, "ALIGN");
+		int align = ls_tok_is(f, "ALIGN") || ls_tok_is(f, "BLOCK");
 
 		if (!two && !align && !ls_tok_is(f, "ABSOLUTE") &&
 		    !ls_tok_is(f, "NEXT")) {

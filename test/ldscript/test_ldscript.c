@@ -625,14 +625,27 @@ static void test_folding(void)
 		struct ls_compiled c;
 		char *plan = compile_text(
 			"v = 4K + 1M + ALIGN(5, 8) + MAX(3, 9) + MIN(3, 9) + "
-			"CONSTANT(COMMONPAGESIZE) + ABSOLUTE(2);",
+			"CONSTANT(COMMONPAGESIZE) + ABSOLUTE(2) + "
+			"SEGMENT_START(\"text-segment\", 0x400000);",
 			NULL, 0, &t, &c);
-		uint64_t want = 4096 + (1 << 20) + 8 + 9 + 3 + 4096 + 2;
+		uint64_t want = 4096 + (1 << 20) + 8 + 9 + 3 + 4096 + 2 + 0x400000;
 		char w[64];
 
 		snprintf(w, sizeof(w), "%#llx ASSIGN:v", (unsigned long long)want);
 		CHECK(plan && !strcmp(plan, w), "functions gave '%s'",
 		      plan ? plan : diag);
+		if (plan)
+			ls_compiled_free(&c);
+		tctx_free(&t);
+	}
+	{
+		struct tctx t = { 0 };
+		struct ls_compiled c;
+		char *plan = compile_text("x = BLOCK(8) + NEXT(16) + ALIGN(32);",
+					  NULL, 0, &t, &c);
+
+		CHECK(plan && !strcmp(plan, "0x8 ALIGN 0x10 ALIGN ADD 0x20 ALIGN ADD ASSIGN:x"),
+		      "BLOCK/NEXT gave '%s'", plan ? plan : diag);
 		if (plan)
 			ls_compiled_free(&c);
 		tctx_free(&t);
