@@ -386,6 +386,16 @@ static void test_elf_view(void)
 	}
 	check(r == 0 && found, "mb2_elf_view_symtab_copied",
 	      "symtab missing or wrong");
+	/* Debug sections stay behind: the view is smaller than them all. */
+	found = 0;
+	for (i = 0; r == 0 && i < num; i++) {
+		const lk_u8 *sh = out + i * 64;
+		if (rd32(sh + 4) == 1 && !(rd64(sh + 8) & 2) &&
+		    rd64(sh + 0x20) > 0 && rd64(sh + 0x10) != 0)
+			found++;
+	}
+	check(r == 0 && found == 0, "mb2_elf_view_skips_debug",
+	      "a non-allocated PROGBITS section was given an address");
 	/* Truncated file: section data past the end must be refused. */
 	r = lk_mb2_elf_view_from_file(f, size / 2, NULL, 0, 0, &num, &ent,
 				      &shndx, &used);

@@ -258,7 +258,8 @@ lk_u32 lk_mb2_map_normalize(struct lk_mb2_mmap_entry *e, lk_u32 n)
 /* ---- ELF-sections view of a fallback ELF file ---- */
 
 #define LK_MB2_SHDR_SIZE 64
-#define LK_MB2_SHT_NOBITS 8
+#define LK_MB2_SHT_SYMTAB 2
+#define LK_MB2_SHT_STRTAB 3
 #define LK_MB2_SHF_ALLOC 0x2
 
 static lk_u64 lk_mb2_get64(const lk_u8 *p)
@@ -285,12 +286,13 @@ static lk_u16 lk_mb2_get16(const lk_u8 *p)
 	return v;
 }
 
-/* Non-allocated sections with file contents are the ones we must copy. */
+/* Only the symbol and string tables: debug sections can be far larger
+ * than the kernel and nothing at boot needs them. */
 static int lk_mb2_shdr_copied(const lk_u8 *sh)
 {
 	lk_u32 type = lk_mb2_get32(sh + 4);
 
-	return type != 0 && type != LK_MB2_SHT_NOBITS &&
+	return (type == LK_MB2_SHT_SYMTAB || type == LK_MB2_SHT_STRTAB) &&
 	       !(lk_mb2_get64(sh + 8) & LK_MB2_SHF_ALLOC);
 }
 

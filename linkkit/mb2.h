@@ -113,10 +113,11 @@ lk_u32 lk_mb2_map_normalize(struct lk_mb2_mmap_entry *e, lk_u32 n);
 
 /*
  * ELF-sections view of a fallback ELF64 file: copies its section headers
- * into `out` and every non-SHF_ALLOC section with contents (.symtab,
- * .strtab, .shstrtab, ...) after them, setting those sh_addr to
+ * into `out` and every non-SHF_ALLOC SHT_SYMTAB/SHT_STRTAB section
+ * (.symtab, .strtab, .shstrtab) after them, setting those sh_addr to
  * out_addr + offset (where `out` will be for the kernel). Allocated
- * sections keep their sh_addr. Every offset/size is bounds-checked
+ * sections keep their sh_addr; other non-allocated ones (debug info) are
+ * not copied and keep the file's sh_addr (0). Every offset/size is bounds-checked
  * against `size`. Returns 0 and sets num, entsize, shndx and used, or
  * non-zero (bad ELF, or out too small: *used = bytes needed).
  * With out == LK_NULL only computes *used.
