@@ -719,8 +719,11 @@ static void emit_assign(struct cc *c, const struct ls_stmt *st)
 		return;
 	}
 	if (!c->final) {
+		/* `x = x + 1` reads the old x: decide before noting x. */
+		int later = defer(c, st);
+
 		note_assigned(c, st->sym);
-		if (defer(c, st))
+		if (later)
 			return;
 	}
 	if (st->op)

@@ -1009,6 +1009,15 @@ static void test_deferred(void)
 			       "t.ld:6: SIZEOF(.data) is used before the section is laid out\n"),
 	      "errors:\n%s", diag);
 	tctx_free(&t);
+	/* x = x + 1 with x from an object reads the object's x: at the end */
+	t.strict = 1;
+	t.objdefs = objdefs;
+	plan = compile_text("jiffies_64 = jiffies_64 + 1;\nz = 2;\n", NULL, 0, &t, &c);
+	CHECK(plan && !strcmp(plan, "0x2 ASSIGN:z SYM:jiffies_64 0x1 ADD ASSIGN:jiffies_64"),
+	      "self: %s", plan ? plan : diag);
+	if (plan)
+		ls_compiled_free(&c);
+	tctx_free(&t);
 	report("deferred");
 }
 
