@@ -4,8 +4,9 @@
 #  A: debug_seed relink with verbose=1 and an unknown config key
 #     -> INSECURE line, config warning, phase timings, relinked demo passes;
 #  B: the kit removed, FALLBACK.ELF = `linkkit link --seed SEED` of the kit,
-#     verbose=0 -> exactly one fallback line naming the kit, nothing that
-#     reveals the layout, fallback demo passes;
+#     verbose=0, seed_file -> exactly one fallback line naming the kit,
+#     nothing else (no seed_file warning, nothing about the layout), the
+#     fallback demo passes;
 #  and the boot-side link equals the host link: A's fingerprint == B's.
 set -uo pipefail
 B=${B:-build}
@@ -37,13 +38,15 @@ cat >"$work/b.cfg" <<CFG
 kit = \\RELINK\\KERNEL.KIT
 fallback = \\RELINK\\FALLBACK.ELF
 cmdline = console=com0
+seed_file = \\RELINK\\SEED.BIN
 CFG
+head -c 64 /dev/urandom >"$work/seed.bin"
 "$linkkit" link --seed "$seed" -o "$work/host.elf" "$kit" >"$work/link.log" 2>&1 ||
 	{ echo "not ok efi-boot-setup: linkkit link failed: $(head -n1 "$work/link.log")"; exit 1; }
 "$mkimage" create -o "$work/a.img" --efi "$efi" --kit "$kit" --fallback "$fb" \
 	--cfg "$work/a.cfg" >"$work/mk.log" 2>&1 &&
 "$mkimage" create -o "$work/b.img" --efi "$efi" --kit "$kit" --fallback "$work/host.elf" \
-	--cfg "$work/b.cfg" >>"$work/mk.log" 2>&1 &&
+	--cfg "$work/b.cfg" --seed "$work/seed.bin" >>"$work/mk.log" 2>&1 &&
 "$mkimage" remove "$work/b.img" '\RELINK\KERNEL.KIT' >>"$work/mk.log" 2>&1 ||
 	{ echo "not ok efi-boot-setup: mkimage: $(tail -n1 "$work/mk.log")"; exit 1; }
 
