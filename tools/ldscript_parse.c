@@ -163,6 +163,15 @@ static struct ls_expr *mk_num(struct parser *p, uint64_t v, int ln)
 	return e;
 }
 
+static struct ls_expr *mk_un(struct parser *p, int kind, struct ls_expr *a,
+			     int ln)
+{
+	struct ls_expr *e = mk(p, kind, ln);
+
+	e->a = a;
+	return e;
+}
+
 static const struct {
 	const char *name;
 	int op;
@@ -184,71 +193,87 @@ static int secfn_op(const struct ls_token *t)
 }
 
 /* After NAME '(' has been consumed: ALIGN, MAX, ... */
+/* ALIGN, BLOCK, NEXT, MAX, MIN, ABSOLUTE: functions of expressions. */
+static struct ls_expr *parse_value_call(struct parser *p,
+					const struct ls_token *f)
+{
+	int two = ls_tok_is(f, "MAX") || ls_tok_is(f, "MIN");
+	int align = ls_tok_is(f, "ALIGN") || ls_tok_is(f, "BLOCK") ||
+		    ls_tok_is(f, "NEXT");
+	struct ls_expr *e, *a, *b;
+
+	if (!two && !align && !ls_tok_is(f, "ABSOLUTE")) {
+		unsupported(p, f->line, f->text, f->len);
+		return NULL;
+	}
+	if (!(a = parse_expr(p)))
+		return NULL;
+	if (!two && !(align && peek_op(p, ',')))
+		return align ? mk_un(p, LE_ALIGN1, a, f->line) :
+			       a; /* ABSOLUTE: every value is absolute here */
+	if (expect(p, ',') || !(b = parse_expr(p)))
+		return NULL;
+	e = mk(p, align ? LE_ALIGN2 : LE_BIN, f->line);
+	e->op = ls_tok_is(f, "MAX") ? LK_E_MAX : LK_E_MIN;
+	e->a = a;
+	e->b = b;
+	return e;
+}
+
+/* CONSTANT(MAXPAGESIZE | COMMONPAGESIZE) */
+static struct ls_expr *parse_constant(struct parser *p, int ln)
+{
+	const struct ls_token *t = peek(p, LM_EXPR);
+
+	/* x86-64 values of GNU ld 2.31+ (-z separate-code era). */
+	if (!ls_tok_is(t, "MAXPAGESIZE") && !ls_tok_is(t, "COMMONPAGESIZE")) {
+		expected(p, LM_EXPR, "MAXPAGESIZE or COMMONPAGESIZE");
+		return NULL;
+	}
+	next(p, LM_EXPR);
+	return mk_num(p, 0x1000, ln);
+}
+
+/* A function taking a name first: ADDR(.text), DEFINED(sym), ... */
+static struct ls_expr *parse_name_call(struct parser *p,
+				       const struct ls_token *f, int kind,
+				       int mode, const char *what)
+{
+	struct ls_expr *e = mk(p, kind, f->line);
+
+	e->op = secfn_op(f);
+	e->name = take_name(p, mode, what);
+	return e->name ? e : NULL;
+}
+
+/* After NAME '(' has been consumed. */
 static struct ls_expr *parse_call(struct parser *p, const struct ls_token *f)
 {
-	struct ls_expr *e = NULL, *a, *b;
-	int ln = f->line, op = secfn_op(f);
+	struct ls_expr *e, *a;
 
-	if (op) {
-		e = mk(p, LE_SECFN, ln);
-		e->op = op;
-		e->name = take_name(p, LM_NAME, "a section name");
-		if (!e->name)
-			return NULL;
-	} else if (ls_tok_is(f, "DEFINED")) {
-		e = mk(p, LE_DEFINED, ln);
-		e->name = take_name(p, LM_EXPR, "a symbol name");
-		if (!e->name)
-			return NULL;
-	} else if (ls_tok_is(f, "CONSTANT")) {
-		const struct ls_token *t = peek(p, LM_EXPR);
-
-		/* x86-64 values of GNU ld 2.31+ (-z separate-code era). */
-		if (ls_tok_is(t, "MAXPAGESIZE") || ls_tok_is(t, "COMMONPAGESIZE")) {
-			next(p, LM_EXPR);
-			e = mk_num(p, 0x1000, ln);
-		} else {
-			expected(p, LM_EXPR, "MAXPAGESIZE or COMMONPAGESIZE");
-			return NULL;
-		}
-	} else if (ls_tok_is(f, "SEGMENT_START")) {
+	if (secfn_op(f))
+		e = parse_name_call(p, f, LE_SECFN, LM_NAME, "a section name");
+	else if (ls_tok_is(f, "DEFINED"))
+		e = parse_name_call(p, f, LE_DEFINED, LM_EXPR, "a symbol name");
+	else if (ls_tok_is(f, "CONSTANT"))
+		e = parse_constant(p, f->line);
+	else if (ls_tok_is(f, "SEGMENT_START")) {
 		/* No -T<segment> options here: always the default. */
-		if (!take_name(p, LM_NAME, "a segment name") || expect(p, ',') ||
-		    !(e = parse_expr(p)))
-			return NULL;
+		e = NULL;
+		if (take_name(p, LM_NAME, "a segment name") && !expect(p, ','))
+			e = parse_expr(p);
 	} else if (ls_tok_is(f, "ASSERT")) {
-		e = mk(p, LE_ASSERT, ln);
-		if (!(e->a = parse_expr(p)) || expect(p, ','))
-			return NULL;
-		e->name = take_name(p, LM_EXPR, "a message string");
-		if (!e->name)
-			return NULL;
+		e = NULL;
+		if ((a = parse_expr(p)) && !expect(p, ',')) {
+			e = parse_name_call(p, f, LE_ASSERT, LM_EXPR,
+					    "a message string");
+			if (e)
+				e->a = a;
+		}
 	} else {
-		int two = ls_tok_is(f, "MAX") || ls_tok_is(f, "MIN");
-		int align = ls_tok_is(f, "ALIGN") || ls_tok_is(f, "BLOCK");
-
-		if (!two && !align && !ls_tok_is(f, "ABSOLUTE") &&
-		    !ls_tok_is(f, "NEXT")) {
-			unsupported(p, ln, f->text, f->len);
-			return NULL;
-		}
-		if (!(a = parse_expr(p)))
-			return NULL;
-		if (two || (align && peek_op(p, ','))) {
-			if (expect(p, ',') || !(b = parse_expr(p)))
-				return NULL;
-			e = mk(p, align ? LE_ALIGN2 : LE_BIN, ln);
-			e->op = ls_tok_is(f, "MAX") ? LK_E_MAX : LK_E_MIN;
-			e->a = a;
-			e->b = b;
-		} else if (align || ls_tok_is(f, "NEXT")) {
-			e = mk(p, LE_ALIGN1, ln);
-			e->a = a;
-		} else {
-			e = a; /* ABSOLUTE: every value is absolute here */
-		}
+		e = parse_value_call(p, f);
 	}
-	return expect(p, ')') ? NULL : e;
+	return !e || expect(p, ')') ? NULL : e;
 }
 
 static struct ls_expr *parse_unary(struct parser *p);
