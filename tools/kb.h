@@ -46,6 +46,7 @@ size_t kb_buf_add(struct kb_buf *b, const void *src, size_t n);
 size_t kb_buf_align(struct kb_buf *b, size_t a);
 void *kb_xcalloc(size_t n, size_t sz);
 void *kb_xrealloc(void *p, size_t n, size_t sz);
+void *kb_xgrow(void *p, size_t n, size_t sz);
 char *kb_xstrdup(const char *s);
 
 /* ---- kitbuild.c ---- */

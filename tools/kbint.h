@@ -124,6 +124,8 @@ void kb_scan_relocs(struct kb *b);
 void kb_finish_relocs(struct kb *b);
 uint32_t kb_section_sym(struct kb *b, uint32_t oi, uint32_t si);
 /* kbmerge.c */
+/* The piece holding section offset off (the end counts as the last). */
+const struct kb_piece *kb_piece_at(const struct kb_sec *s, uint64_t off);
 void kb_merge_build(struct kb *b);
 void kb_merge_free(struct kb *b);
 /* kbserial.c */

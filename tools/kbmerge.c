@@ -61,7 +61,7 @@ static uint32_t mset_add(struct mset *m, const char *s, uint32_t len)
 	for (; (i = m->h[h]); h = (h + 1) & (m->hsize - 1))
 		if (m->e[i - 1].len == len && !memcmp(m->e[i - 1].s, s, len))
 			return i - 1;
-	m->e = kb_xrealloc(m->e, m->n + 1, sizeof(*m->e));
+	m->e = kb_xgrow(m->e, m->n, sizeof(*m->e));
 	m->e[m->n] = (struct ment){ s, len, NONE, NONE, 0 };
 	m->h[h] = (uint32_t)m->n + 1;
 	return (uint32_t)m->n++;
@@ -105,6 +105,23 @@ static void tail_merge(struct mset *m)
 			keep = ord[i];
 	}
 	free(ord);
+}
+
+const struct kb_piece *kb_piece_at(const struct kb_sec *s, uint64_t off)
+{
+	uint32_t lo = 0, hi = s->npieces;
+
+	if (!s->npieces || off > (uint64_t)s->pieces[hi - 1].off + s->pieces[hi - 1].len)
+		return NULL;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->pieces[mid].off <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return off < s->pieces[lo].off ? NULL : &s->pieces[lo];
 }
 
 static int mergeable(const struct kb_sec *s)
@@ -156,7 +173,7 @@ static void emit_classes(struct kb *b, struct mset *m, struct lk_merge_group *g)
 		c.data_off = (uint32_t)kb_buf_add(&b->mdata, m->e[i].s, m->e[i].len + 1);
 		c.size = m->e[i].len + 1;
 		m->e[i].cls = (uint32_t)b->nmclasses;
-		b->mclasses = kb_xrealloc(b->mclasses, b->nmclasses + 1, sizeof(*b->mclasses));
+		b->mclasses = kb_xgrow(b->mclasses, b->nmclasses, sizeof(*b->mclasses));
 		b->mclasses[b->nmclasses++] = c;
 		g->total_size += c.size;
 	}
@@ -184,7 +201,7 @@ static void chunk_refs(struct kb *b, size_t c, struct kb_sec *s, struct mset *m)
 		s->pieces[i].coff = e->coff;
 		if (e->suffix != NONE)
 			continue; /* lives where its container first occurs */
-		b->mrefs = kb_xrealloc(b->mrefs, b->nmrefs + 1, sizeof(*b->mrefs));
+		b->mrefs = kb_xgrow(b->mrefs, b->nmrefs, sizeof(*b->mrefs));
 		b->mrefs[b->nmrefs++] = e->cls;
 	}
 	ch->mref_count = (uint32_t)b->nmrefs - ch->mref_first;
@@ -223,7 +240,7 @@ static void build_group(struct kb *b, size_t c0, uint8_t *done)
 		b->chunks[c].mgroup = gi;
 		chunk_refs(b, c, s, &m);
 	}
-	b->mgroups = kb_xrealloc(b->mgroups, b->nmgroups + 1, sizeof(*b->mgroups));
+	b->mgroups = kb_xgrow(b->mgroups, b->nmgroups, sizeof(*b->mgroups));
 	b->mgroups[b->nmgroups++] = g;
 	free(m.e);
 	free(m.h);

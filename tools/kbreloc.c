@@ -69,7 +69,7 @@ static uint32_t got_slot(struct kb *b, uint32_t k)
 
 	if (b->syms[k].got)
 		return b->syms[k].got - 1;
-	b->got_syms = kb_xrealloc(b->got_syms, b->ngot + 1, sizeof(*b->got_syms));
+	b->got_syms = kb_xgrow(b->got_syms, b->ngot, sizeof(*b->got_syms));
 	b->got_syms[b->ngot] = k;
 	e = kb_new_sym(b, "");
 	b->syms[e].def = DEF_OBJ;
@@ -249,7 +249,7 @@ static void scan_one(struct kb *b, uint32_t oi, struct kb_sec *rs)
 			continue;
 		}
 		classify(b, o, s, &r);
-		b->relocs = kb_xrealloc(b->relocs, b->nrelocs + 1, sizeof(*b->relocs));
+		b->relocs = kb_xgrow(b->relocs, b->nrelocs, sizeof(*b->relocs));
 		b->relocs[b->nrelocs++] = r;
 	}
 	s->reloc_count = (uint32_t)(b->nrelocs - s->reloc_first);
@@ -311,13 +311,10 @@ static void finish_one(struct kb *b, struct kb_reloc *r)
 	if (s->type == STT_SECTION && s->obj != NONE && b->objs[s->obj].secs[s->sec].pieces) {
 		struct kb_sec *ms = &b->objs[s->obj].secs[s->sec];
 		uint64_t t = (uint64_t)r->addend; /* section symbols are 0 */
+		const struct kb_piece *p = kb_piece_at(ms, t);
 		uint32_t n;
 
-		for (uint32_t i = 0; i < ms->npieces; i++) {
-			const struct kb_piece *p = &ms->pieces[i];
-
-			if (t < p->off || t >= (uint64_t)p->off + p->len)
-				continue;
+		if (p && t < (uint64_t)p->off + p->len) {
 			n = kb_new_sym(b, "");
 			b->syms[n].def = DEF_OBJ;
 			b->syms[n].kind = LK_SYM_MERGE;

@@ -91,11 +91,9 @@ void kb_order_chunks(struct kb *b)
 
 static void merge_symbol(struct kb *b, struct kb_sym *s, const struct kb_sec *sec)
 {
-	for (uint32_t i = 0; i < sec->npieces; i++) {
-		const struct kb_piece *p = &sec->pieces[i];
+	const struct kb_piece *p = kb_piece_at(sec, s->value);
 
-		if (s->value < p->off || s->value > (uint64_t)p->off + p->len)
-			continue;
+	if (p) {
 		s->kind = LK_SYM_MERGE;
 		s->ref = p->cls;
 		s->value = p->coff + (s->value - p->off);
@@ -277,7 +275,7 @@ static void build_data(struct kb *b, struct kb_buf *data)
 static void add_reloc(struct lk_reloc **v, size_t *n, uint64_t off, uint32_t type,
 		      uint32_t sym, int64_t add)
 {
-	*v = kb_xrealloc(*v, *n + 1, sizeof(**v));
+	*v = kb_xgrow(*v, *n, sizeof(**v));
 	(*v)[*n] = (struct lk_reloc){ off, type, sym, add };
 	(*n)++;
 }

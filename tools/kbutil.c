@@ -30,6 +30,16 @@ void *kb_xrealloc(void *p, size_t n, size_t sz)
 	return p;
 }
 
+/* Room for element n of an array grown only through this function: the
+ * capacity doubles whenever n reaches a power of two, so appends stay
+ * amortised O(1). */
+void *kb_xgrow(void *p, size_t n, size_t sz)
+{
+	if (n == 0 || (n & (n - 1)) == 0)
+		p = kb_xrealloc(p, n ? 2 * n : 1, sz);
+	return p;
+}
+
 char *kb_xstrdup(const char *s)
 {
 	char *d = strdup(s);

@@ -54,7 +54,7 @@ uint32_t kb_new_sym(struct kb *b, const char *name)
 {
 	struct kb_sym *s;
 
-	b->syms = kb_xrealloc(b->syms, b->nsyms + 1, sizeof(*b->syms));
+	b->syms = kb_xgrow(b->syms, b->nsyms, sizeof(*b->syms));
 	s = &b->syms[b->nsyms];
 	memset(s, 0, sizeof(*s));
 	s->name = name;
@@ -243,7 +243,7 @@ static void comdat_one(struct kb *b, uint32_t oi, size_t gi)
 		return;
 	}
 	(void)h;
-	b->groups = kb_xrealloc(b->groups, b->ngroups + 1, sizeof(*b->groups));
+	b->groups = kb_xgrow(b->groups, b->ngroups, sizeof(*b->groups));
 	b->groups[b->ngroups].sig = sig;
 	b->groups[b->ngroups].obj = oi;
 	b->ngroups++;
@@ -377,8 +377,8 @@ static void add_input(struct kb *b, const char *obj, const char *sec,
 {
 	struct ls_input *in;
 
-	b->inputs = kb_xrealloc(b->inputs, b->ninputs + 1, sizeof(*b->inputs));
-	b->inref = kb_xrealloc(b->inref, b->ninputs + 1, sizeof(*b->inref));
+	b->inputs = kb_xgrow(b->inputs, b->ninputs, sizeof(*b->inputs));
+	b->inref = kb_xgrow(b->inref, b->ninputs, sizeof(*b->inref));
 	in = &b->inputs[b->ninputs];
 	in->object = obj;
 	in->section = sec;
@@ -395,10 +395,33 @@ static void add_input(struct kb *b, const char *obj, const char *sec,
 	b->ninputs++;
 }
 
-static void add_commons(struct kb *b, uint32_t oi);
+static void add_commons(struct kb *b, uint32_t oi, uint32_t *v, size_t n);
+
+/* COMMON symbols grouped by owning object, in symbol order. */
+static uint32_t *commons_by_object(struct kb *b, size_t **first)
+{
+	uint32_t *v = kb_xcalloc(b->nsyms, sizeof(*v));
+	size_t *at = kb_xcalloc(b->nobjs + 1, sizeof(*at));
+
+	for (size_t k = 0; k < b->nsyms; k++)
+		if (b->syms[k].def == DEF_COMMON)
+			at[b->syms[k].obj + 1]++;
+	for (uint32_t o = 0; o < b->nobjs; o++)
+		at[o + 1] += at[o];
+	*first = kb_xcalloc(b->nobjs + 1, sizeof(**first));
+	memcpy(*first, at, (b->nobjs + 1) * sizeof(*at));
+	for (size_t k = 0; k < b->nsyms; k++)
+		if (b->syms[k].def == DEF_COMMON)
+			v[at[b->syms[k].obj]++] = (uint32_t)k;
+	free(at);
+	return v;
+}
 
 static void collect_inputs(struct kb *b)
 {
+	size_t *first;
+	uint32_t *com = commons_by_object(b, &first);
+
 	for (uint32_t oi = 0; oi < b->nobjs; oi++) {
 		struct kb_obj *o = &b->objs[oi];
 
@@ -419,8 +442,10 @@ static void collect_inputs(struct kb *b)
 				  s->sh.sh_flags, s->sh.sh_size, s->sh.sh_addralign);
 			b->inref[s->input].sec = (uint32_t)i;
 		}
-		add_commons(b, oi);
+		add_commons(b, oi, com + first[oi], first[oi + 1] - first[oi]);
 	}
+	free(com);
+	free(first);
 }
 
 /* ld.bfd's string hash (bfd/hash.c); its link hash table is traversed in
@@ -471,16 +496,11 @@ static int common_cmp(const void *pa, const void *pb, void *ctx)
 /* ld.bfd gives each object one COMMON input section, aligned to its most
  * aligned symbol, holding the symbols the object owns (the largest
  * definition; the first on a tie) in hash order. */
-static void add_commons(struct kb *b, uint32_t oi)
+static void add_commons(struct kb *b, uint32_t oi, uint32_t *v, size_t n)
 {
 	struct common_order ctx = { bfd_table_size(b->hcount), b->syms };
 	uint64_t off = 0, align = 1;
-	uint32_t *v = kb_xcalloc(b->nsyms, sizeof(*v));
-	size_t n = 0;
 
-	for (size_t k = 0; k < b->nsyms; k++)
-		if (b->syms[k].def == DEF_COMMON && b->syms[k].obj == oi)
-			v[n++] = (uint32_t)k;
 	qsort_r(v, n, sizeof(*v), common_cmp, &ctx);
 	for (size_t i = 0; i < n; i++) {
 		struct kb_sym *s = &b->syms[v[i]];
@@ -501,7 +521,6 @@ static void add_commons(struct kb *b, uint32_t oi)
 	if (n)
 		add_input(b, b->objs[oi].name, "COMMON", oi, SHT_NOBITS,
 			  SHF_ALLOC | SHF_WRITE, off, align);
-	free(v);
 }
 
 static void add_synthetic_inputs(struct kb *b)

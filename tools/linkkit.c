@@ -35,7 +35,7 @@ static void h_log(void *ctx, int level, const char *line)
 {
 	(void)ctx;
 	if (capture && level == LK_LOG_DEBUG) {
-		capture->lines = kb_xrealloc(capture->lines, capture->n + 1, sizeof(char *));
+		capture->lines = kb_xgrow(capture->lines, capture->n, sizeof(char *));
 		capture->lines[capture->n++] = kb_xstrdup(line);
 		return;
 	}

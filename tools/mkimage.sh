@@ -6,6 +6,7 @@
 #                     [--cfg RELINK.CFG] [--mbr MBR.BIN] [--stage STAGE.BIN]
 #                     [--seed SEED.BIN] [--esp-mib N] [--fat 32|16]
 #   mkimage.sh install-kit IMG KIT   replace \RELINK\KERNEL.KIT atomically
+#   mkimage.sh install-fallback IMG ELF  the same for \RELINK\FALLBACK.ELF
 #   mkimage.sh put IMG ESPPATH FILE  write FILE to ESPPATH (no checks: tests)
 #   mkimage.sh get IMG ESPPATH OUT   copy a file out of the ESP
 #   mkimage.sh remove IMG ESPPATH    delete a file from the ESP
@@ -28,7 +29,7 @@ KIT_MAGIC='4c494e4b4b49541a' # "LINKKIT\x1a"
 
 die() { echo "mkimage: $*" >&2; exit 1; }
 
-usage() { sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # Normalises \A\B or A/B to ::/A/B for mtools.
 esp_path() {
@@ -189,31 +190,42 @@ cmd_install_kit() {
 	local img=$1 kit=$2
 	[ -r "$kit" ] || die "$kit: not readable"
 	[ "$(file_magic "$kit")" = $KIT_MAGIC ] || die "$kit: not a link kit (bad magic)"
-	with_lock "$img" install_kit_locked "$img" "$kit"
-}
-
-install_kit_locked() {
-	local img=$1 kit=$2 drv
-	drv=$(esp_drive "$img")
 	# The fallback must stay bootable throughout: refuse to touch an image
 	# that would be left with neither a kit nor a fallback.
-	esp_exists "$drv" $FALLBACK_PATH || die "$img: no \\RELINK\\FALLBACK.ELF; refusing to replace the kit"
-	mdel -i "$drv" "::$NEW_PATH" 2>/dev/null || true
-	if ! mcopy -i "$drv" "$kit" "::$NEW_PATH"; then
-		mdel -i "$drv" "::$NEW_PATH" 2>/dev/null || true
-		die "$img: cannot write \\RELINK\\KERNEL.NEW (ESP full?); old kit kept"
+	with_lock "$img" install_locked "$img" "$kit" $KIT_PATH $NEW_PATH $FALLBACK_PATH
+}
+
+cmd_install_fallback() {
+	[ $# -eq 2 ] || usage
+	local img=$1 elf=$2
+	[ -r "$elf" ] || die "$elf: not readable"
+	[ "$(od -An -tx1 -N5 "$elf" | tr -d ' \n')" = 7f454c4602 ] || die "$elf: not an ELF64 file"
+	with_lock "$img" install_locked "$img" "$elf" $FALLBACK_PATH /RELINK/FALLBACK.NEW $KIT_PATH
+}
+
+# install_locked IMG SRC DEST TMP OTHER: writes SRC as TMP, reads it back,
+# renames it over DEST. OTHER (the other bootable file) must exist before
+# and after, so a failure at any point leaves something to boot.
+install_locked() {
+	local img=$1 src=$2 dest=$3 tmp=$4 other=$5 drv
+	drv=$(esp_drive "$img")
+	esp_exists "$drv" "$other" || die "$img: no ${other//\//\\}; refusing to replace ${dest//\//\\}"
+	mdel -i "$drv" "::$tmp" 2>/dev/null || true
+	if ! mcopy -i "$drv" "$src" "::$tmp"; then
+		mdel -i "$drv" "::$tmp" 2>/dev/null || true
+		die "$img: cannot write $tmp (ESP full?); old file kept"
 	fi
-	if ! mtype -i "$drv" "::$NEW_PATH" | cmp -s - "$kit"; then
-		mdel -i "$drv" "::$NEW_PATH" 2>/dev/null || true
-		die "$img: \\RELINK\\KERNEL.NEW reads back wrong; old kit kept"
+	if ! mtype -i "$drv" "::$tmp" | cmp -s - "$src"; then
+		mdel -i "$drv" "::$tmp" 2>/dev/null || true
+		die "$img: $tmp reads back wrong; old file kept"
 	fi
 	# Only a directory entry changes from here: the new data is complete.
-	mren -i "$drv" -D o "::$NEW_PATH" "::$KIT_PATH" 2>/dev/null || {
-		mdel -i "$drv" "::$KIT_PATH" && mren -i "$drv" "::$NEW_PATH" "::$KIT_PATH"
-	} || die "$img: rename KERNEL.NEW -> KERNEL.KIT failed"
-	mtype -i "$drv" "::$KIT_PATH" | cmp -s - "$kit" || die "$img: installed kit reads back wrong"
-	esp_exists "$drv" $FALLBACK_PATH || die "$img: fallback missing after install"
-	echo "mkimage: installed $kit as \\RELINK\\KERNEL.KIT in $img"
+	mren -i "$drv" -D o "::$tmp" "::$dest" 2>/dev/null || {
+		mdel -i "$drv" "::$dest" && mren -i "$drv" "::$tmp" "::$dest"
+	} || die "$img: rename $tmp -> $dest failed"
+	mtype -i "$drv" "::$dest" | cmp -s - "$src" || die "$img: installed $dest reads back wrong"
+	esp_exists "$drv" "$other" || die "$img: $other missing after the install"
+	echo "mkimage: installed $src as $dest in $img"
 }
 
 cmd_put() {
@@ -267,6 +279,7 @@ shift
 case $cmd in
 create) cmd_create "$@" ;;
 install-kit) cmd_install_kit "$@" ;;
+install-fallback) cmd_install_fallback "$@" ;;
 put) cmd_put "$@" ;;
 get) cmd_get "$@" ;;
 remove) cmd_remove "$@" ;;

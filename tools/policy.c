@@ -46,7 +46,7 @@ static int parse_num(const char *s, uint64_t *out)
 
 static void push(char ***v, size_t *n, const char *s)
 {
-	*v = kb_xrealloc(*v, *n + 1, sizeof(**v));
+	*v = kb_xgrow(*v, *n, sizeof(**v));
 	(*v)[(*n)++] = kb_xstrdup(s);
 }
 
@@ -80,7 +80,7 @@ static int parse_gap(struct kb_policy *p, char **w, int n, const char **err)
 		g.fill = (int)fill;
 	}
 	g.section = kb_xstrdup(w[1]);
-	p->gaps = kb_xrealloc(p->gaps, p->ngaps + 1, sizeof(*p->gaps));
+	p->gaps = kb_xgrow(p->gaps, p->ngaps, sizeof(*p->gaps));
 	p->gaps[p->ngaps++] = g;
 	return 0;
 }
