@@ -123,7 +123,7 @@ struct lk_outsec {
 	lk_u32 phdr_mask; /* bit i: belongs to phdrs[i] (resolved on the host) */
 	lk_u32 oflags;    /* LK_OUTSEC_* */
 	lk_u32 fill;      /* fill pattern, big-endian as in the script */
-	lk_u32 fill_len;  /* 0: zero fill; else bytes of pattern (1..4) */
+	lk_u32 fill_len;  /* 0: no pattern; else bytes of pattern (1..4) */
 	lk_u64 align;     /* max input alignment and explicit ALIGN() */
 };
 #define LK_OUTSEC_RANDOM_FILL 0x1u /* filled with random bytes at boot */
@@ -263,6 +263,9 @@ enum lk_opcode {
  *   where align = max(outsec.align, the LK_SEC_ALIGN operand, which must
  *   be a power of two). LMA = the LK_SEC_LMA operand, else the VMA when
  *   the VMA was explicit, else VMA + (LMA - VMA of the previous section).
+ * - Padding inside an output section (alignment, `. =`) uses its fill
+ *   pattern restarted at each padding; without one (fill_len 0), x86-64
+ *   NOPs when the outsec has SHF_EXECINSTR, else zeros, as GNU ld does.
  * - Slot order: SORT_NAME then SORT_ALIGN, both stable, so with both
  *   flags alignment is the primary key.
  * - Emitted output sections (size > 0) may not overlap in load memory;

@@ -8,12 +8,43 @@
 
 #define LK_ERR(L, ...) lk_log((L)->h, LK_LOG_ERROR, __VA_ARGS__)
 
-/* The script's fill: a big-endian pattern restarting at each padding. */
+/*
+ * x86-64 multi-byte NOPs of 1..10 bytes, as GNU ld pads code sections that
+ * have no fill pattern: as many 10-byte NOPs as fit, then one NOP of the
+ * remaining length.
+ */
+static const lk_u8 lk_nops[10][10] = {
+	{ 0x90 },
+	{ 0x66, 0x90 },
+	{ 0x0f, 0x1f, 0x00 },
+	{ 0x0f, 0x1f, 0x40, 0x00 },
+	{ 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+	{ 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+	{ 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 },
+	{ 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+	{ 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+	{ 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+};
+
+static void lk_fill_nops(lk_u8 *p, lk_u64 n)
+{
+	for (; n >= 10; n -= 10, p += 10)
+		lk_memcpy(p, lk_nops[9], 10);
+	if (n)
+		lk_memcpy(p, lk_nops[n - 1], (lk_size)n);
+}
+
+/* The script's fill: a big-endian pattern restarting at each padding;
+ * without one, NOPs in code sections and zeros elsewhere (GNU ld). */
 static void lk_fill(const struct lk_outsec *o, lk_u8 *p, lk_u64 n)
 {
 	lk_u64 i;
 	lk_u32 k = 0;
 
+	if (o->fill_len == 0 && (o->flags & LK_SHF_EXECINSTR)) {
+		lk_fill_nops(p, n);
+		return;
+	}
 	if (o->fill_len == 0) {
 		lk_memset(p, 0, (lk_size)n);
 		return;

@@ -71,4 +71,32 @@ for seed in 1 2 3 c0ffee 5eed; do
 	if [ -z "$bad" ] && [ -s "$T/b" ]; then echo "ok $name"; else
 		echo "not ok $name: ${bad:-no sections}"; rc=1; fi
 done
+
+# A script without fill patterns: GNU ld pads code with NOPs, data with
+# zeros, at every alignment and at `. = ALIGN()` inside a section.
+mkdir "$T/n"
+for i in 0 1 2 3 4 5 6 7 8 9; do
+	printf '.text\n.balign %d\n.globl f%d\nf%d: .fill %d,1,0xee\n.data\n.balign %d\nd%d: .quad f%d\n.byte 1\n.section .note.GNU-stack,"",@progbits\n' \
+		$((1 << (i % 5))) $i $i $(((i * 7 + 3) % 23 + 1)) $((1 << (i % 4))) $i $i >"$T/n/o$i.s"
+	gcc -c "$T/n/o$i.s" -o "$T/n/o$i.o"
+done
+printf 'ENTRY(f0)\nSECTIONS {\n . = 0x100000;\n .text : { *(.text) . = ALIGN(64); }\n .data : { *(.data) . = ALIGN(32); }\n .bss : { *(.bss) }\n}\n' >"$T/n/n.ld"
+printf 'protocol none\ngranularity object\n' >"$T/n/policy"
+if ! "$LK" create -o "$T/n/n.kit" -T "$T/n/n.ld" -P "$T/n/policy" "$T"/n/o*.o >"$T/n/log" 2>&1; then
+	echo "not ok diff_nop_fill: create failed: $(head -1 "$T/n/log")"; exit 1
+fi
+for seed in 1 2 3; do
+	name=diff_nop_fill_seed_$seed
+	"$LK" link --seed $seed --print-layout -o "$T/n/lk.elf" "$T/n/n.kit" >"$T/n/lay" 2>&1 &&
+	ld -T "$T/n/n.ld" --no-warn-rwx-segments -o "$T/n/ld.elf" \
+		$(awk -v d="$T/n" '$1=="object"{print d "/" $2}' "$T/n/lay") 2>"$T/n/log" || {
+		echo "not ok $name: link failed: $(head -1 "$T/n/log")"; rc=1; continue; }
+	bad=""
+	for s in .text .data; do
+		objcopy -O binary --only-section=$s "$T/n/lk.elf" "$T/a.bin"
+		objcopy -O binary --only-section=$s "$T/n/ld.elf" "$T/b.bin"
+		cmp -s "$T/a.bin" "$T/b.bin" || bad="$bad $s differs"
+	done
+	if [ -z "$bad" ]; then echo "ok $name"; else echo "not ok $name:$bad"; rc=1; fi
+done
 exit $rc

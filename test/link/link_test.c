@@ -461,6 +461,50 @@ static void test_plan_semantics(void)
 	free(b);
 }
 
+/* Code sections without a fill pad with NOPs (GNU ld), data with zeros. */
+static void test_nop_fill(void)
+{
+	lk_u32 t, c1, c2;
+	struct pb *b = plan_fixture(&t, &c1, &c2);
+	struct linked k;
+	static const lk_u8 want[13] = { 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0,
+					0, 0, 0x0f, 0x1f, 0x00 };
+
+	b->chunk[c2].align = 16;
+	b->outsec[t].align = 16;
+	pb_op(b, LK_E_CONST, 0, 0, 0x1000);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_E_DOT, 0, 0, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 2);
+	pb_op(b, LK_E_ADD, 0, 0, 0);
+	pb_op(b, LK_S_SET_DOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_S_SECTION, 0, 1, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 8);
+	pb_op(b, LK_E_ALIGN, 0, 0, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 3);
+	pb_op(b, LK_E_ADD, 0, 0, 0);
+	pb_op(b, LK_S_SET_DOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	tlog_reset();
+	do_link(b, 1, &k);
+	if (k.rc) {
+		CHECK("nop_fill", 0, "link failed: %s", tlog[0]);
+		return;
+	}
+	lk_u8 *p = at_vma(&k, t, 0x1000);
+	lk_u8 *d = at_vma(&k, 1, k.L->os[1].vma);
+	CHECK("nop_fill_code", memcmp(p + 3, want, 13) == 0 && p[16] == 5 &&
+	      p[20] == 0x66 && p[21] == 0x90 && k.L->os[t].size == 22,
+	      "padding %02x %02x .. %02x", p[3], p[4], p[15]);
+	CHECK("zero_fill_data", k.L->os[1].size == 11 && d[8] == 0 && d[10] == 0,
+	      "size %llu", k.L->os[1].size);
+	unlink_(&k);
+	free(b);
+}
+
 /* Each plan error: one error line naming the problem. */
 static void plan_error(const char *name, void (*emit)(struct pb *, lk_u32),
 		       int want_rc, const char *needle)
@@ -1455,6 +1499,7 @@ int main(int argc, char **argv)
 	test_slot_orders();
 	test_plan_semantics();
 	test_plan_errors();
+	test_nop_fill();
 	test_merge();
 	test_reloc_types();
 	test_reloc_cap_and_undefined();
