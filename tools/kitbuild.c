@@ -601,6 +601,16 @@ static uint32_t cb_intern(void *ctx, const char *s)
 	return kb_intern(ctx, s);
 }
 
+/* DEFINED(sym) in the script: true when an object defines sym. */
+static int cb_defined(void *ctx, const char *name)
+{
+	struct kb *b = ctx;
+	uint32_t i = kb_global(b, name, 0);
+
+	return i != NONE &&
+	       (b->syms[i].def == DEF_OBJ || b->syms[i].def == DEF_COMMON);
+}
+
 static int compile_script(struct kb *b)
 {
 	struct ls_callbacks cb = {
@@ -609,6 +619,7 @@ static int compile_script(struct kb *b)
 		.slot_flags = cb_slot_flags,
 		.outsec_flags = cb_outsec_flags,
 		.intern = cb_intern,
+		.defined = cb_defined,
 	};
 
 	if (ls_compile(b->script, b->inputs, b->ninputs, &cb, &b->comp)) {
