@@ -739,8 +739,7 @@ static void emit_stmts(struct cc *c, const struct ls_stmt *st);
 
 /*
  * GNU ld discards an output section with no input sections, no data and no
- * assignment to `.`, and ignores its address, ALIGN() and AT(): so
- * `.comment 0 : { *(.comment) }` must not reset `.` to 0 here either.
+ * assignment to `.` (its address still moves `.`, as ld 2.40 does).
  */
 static int outsec_empty(const struct cc *c, uint32_t idx,
 			const struct ls_outdesc *os)
@@ -793,8 +792,7 @@ static void emit_outsec(struct cc *c, const struct ls_stmt *st)
 			c->next_desc += b->kind == LS_INPUT;
 		return;
 	}
-	if (!outsec_empty(c, idx, os))
-		flags = emit_outsec_operands(c, os);
+	flags = emit_outsec_operands(c, os);
 	emit(c, LK_S_SECTION, flags, idx, 0);
 	c->cur = idx;
 	c->begun[idx] = 1;
