@@ -31,7 +31,7 @@ skip_all() {
 	exit 0
 }
 
-names=(relink-1-rng relink-2 relink-3-rng relink-4 relink-5-rng-rdrand
+names=(relink-1-rng relink-2 relink-3-rng relink-4-installed relink-5-rng-rdrand
        fingerprints-differ disk-unchanged fallback-nokit fallback-flipped
        fallback-undefined debug-seed-fixed)
 
@@ -107,7 +107,12 @@ make_debug_seed() {
 }
 
 sha_before=$(sha256sum <"$image")
-make_broken && make_debug_seed || { echo "not ok $fw-setup: cannot make the test images"; exit 1; }
+make_installed() {
+	cp --sparse=always "$image" "$work/installed.img" &&
+		"$mkimage" install-kit "$work/installed.img" "$B/demo/kernel.kit" >/dev/null
+}
+
+make_broken && make_debug_seed && make_installed || { echo "not ok $fw-setup: cannot make the test images"; exit 1; }
 undef_why=$(make_undefined) || true
 
 # ---- boots, two at a time ----
@@ -119,7 +124,10 @@ for i in 1 2 3 4 5; do
 	opts=""
 	[ $((i % 2)) -eq 1 ] && opts=--rng
 	[ "$i" = 5 ] && opts="--rng --cpu max"
-	jobs_list+=("relink-$i $image $opts")
+	img=$image
+	# Boot 4 uses a kit put in place by install-kit (write + rename).
+	[ "$i" = 4 ] && img=$work/installed.img
+	jobs_list+=("relink-$i $img $opts")
 done
 jobs_list+=("fallback-nokit $work/nokit.img" "fallback-flipped $work/flipped.img"
 	   "seeded-1 $work/seeded.img" "seeded-2 $work/seeded.img --rng")
@@ -174,6 +182,7 @@ fps=()
 for i in 1 2 3 4 5; do
 	name=relink-$i
 	[ $((i % 2)) -eq 1 ] && tag=$name-rng || tag=$name
+	[ "$i" = 4 ] && tag=$name-installed
 	[ "$i" = 5 ] && tag=$name-rng-rdrand
 	why=$(check_boot "$name" relinked)
 	# Under OVMF the stage must use the EFI RNG exactly when it exists.

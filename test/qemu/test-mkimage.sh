@@ -86,3 +86,13 @@ t put 'put did not write the file' \
 	bash -c "'$mk' put '$img' /RELINK/KERNEL.KIT '$w/fallback' && '$mk' get '$img' /RELINK/KERNEL.KIT - | cmp -s - '$w/fallback'"
 t edits-change-image 'editing left the image bytes identical' test "$(sha256sum <"$img")" != "$sum"
 t check-detects-missing 'check accepted an image without a fallback' not "$mk" check "$w/nofb.img"
+printf '\177ELF\002' >"$w/fb2.elf"
+head -c 2000 /dev/urandom >>"$w/fb2.elf"
+t install-fallback 'install-fallback did not replace the fallback' \
+	bash -c "'$mk' install-fallback '$w/nofb.img' '$w/fb2.elf' && '$mk' get '$w/nofb.img' /RELINK/FALLBACK.ELF - | cmp -s - '$w/fb2.elf'"
+t install-fallback-refuses-non-elf 'install-fallback accepted a non-ELF file' \
+	not "$mk" install-fallback "$w/nofb.img" "$w/a.kit"
+cp --sparse=always "$w/nofb.img" "$w/nokit.img"
+"$mk" remove "$w/nokit.img" /RELINK/KERNEL.KIT >>"$w/log" 2>&1
+t install-fallback-needs-kit 'install-fallback went ahead without a kit' \
+	not "$mk" install-fallback "$w/nokit.img" "$w/fb2.elf"
