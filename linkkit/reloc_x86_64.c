@@ -67,19 +67,37 @@ static void lk_put_le(lk_u8 *p, lk_u64 v, int width)
 		p[i] = (lk_u8)(v >> (8 * i));
 }
 
+/* Unnamed symbols (sections, merged pieces) are named by where they are. */
+static const char *lk_sym_label(const struct lk_link *L, lk_u32 s, char *buf,
+				lk_size n)
+{
+	const struct lk_symbol *y = &L->sym[s];
+
+	if (L->str[y->name] != '\0')
+		return L->str + y->name;
+	if (y->kind == LK_SYM_CHUNK)
+		lk_snprintf(buf, n, "%s(%s+0x%llx)", lk_chunk_obj_name(L, y->ref),
+			    lk_str(L, L->chunk[y->ref].name), y->value);
+	else if (y->kind == LK_SYM_MERGE)
+		lk_snprintf(buf, n, "merged piece %u+0x%llx", y->ref, y->value);
+	else
+		lk_snprintf(buf, n, "#%u", s);
+	return buf;
+}
+
 static void lk_reloc_error(const struct lk_link *L, lk_u32 chunk,
 			   const struct lk_reloc *r, const char *what,
 			   lk_u64 value, lk_u32 *nerr)
 {
-	const struct lk_symbol *y = &L->sym[r->sym];
+	char label[160];
 
 	if ((*nerr)++ >= LK_RELOC_ERR_CAP)
 		return;
 	lk_log(L->h, LK_LOG_ERROR, "%s: %s(%s+0x%llx): relocation %s %s "
 	       "symbol '%s' (value 0x%llx)", L->name,
 	       lk_chunk_obj_name(L, chunk), lk_str(L, L->chunk[chunk].name),
-	       r->offset, lk_reloc_name(r->type), what, lk_str(L, y->name),
-	       value);
+	       r->offset, lk_reloc_name(r->type), what,
+	       lk_sym_label(L, r->sym, label, sizeof(label)), value);
 }
 
 /* Patches one relocation of `chunk` at loc; counts errors in *nerr. */

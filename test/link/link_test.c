@@ -848,6 +848,33 @@ static void test_reloc_types(void)
 	free(b);
 }
 
+/* Errors against unnamed symbols say where the symbol points. */
+static void test_reloc_unnamed(void)
+{
+	struct pb *b = pb_new();
+	lk_u32 o = pb_obj(b, "u.o", 0, 0), t, c, y;
+	struct linked k;
+
+	t = pb_outsec(b, ".text", LK_SHT_PROGBITS, X_TEXT, 1);
+	pb_slot(b, t, 0);
+	c = pb_chunk(b, o, ".text.x", 16, 1, 0, 0);
+	y = pb_sym(b, "", LK_SYM_CHUNK, c, 4);
+	pb_reloc(b, c, 8, LK_R_X86_64_8, y, 0);
+	b->hdr.entry_sym = y;
+	pb_op(b, LK_E_CONST, 0, 0, 0x1000);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	tlog_reset();
+	do_link(b, 1, &k);
+	CHECK("reloc_error_unnamed", k.rc == LK_ERR_LINK && tlog_total == 1 &&
+	      tlog_has("kernel.kit: u.o(.text.x+0x8): relocation R_X86_64_8 out "
+		       "of range for symbol 'u.o(.text.x+0x4)' (value 0x1004)"),
+	      "%s", tlog[0]);
+	unlink_(&k);
+	free(b);
+}
+
 static void test_reloc_cap_and_undefined(void)
 {
 	struct pb *b = pb_new();
@@ -1503,6 +1530,7 @@ int main(int argc, char **argv)
 	test_merge();
 	test_reloc_types();
 	test_reloc_cap_and_undefined();
+	test_reloc_unnamed();
 	test_validation();
 	test_elf_view();
 	test_random_fill();
