@@ -15,3 +15,13 @@ $(LDSCRIPT_TEST): test/ldscript/test_ldscript.c $(LDSCRIPT_SRCS) $(LDSCRIPT_HDRS
 
 ALL += $(LDSCRIPT_TEST)
 TESTS += $(LDSCRIPT_TEST)
+
+# Differential test against GNU ld; a wrapper so test/run-tests can run it.
+LDSCRIPT_DIFF := $(B)/test/ldscript/diff-ld
+$(LDSCRIPT_DIFF): test/ldscript/diff-ld.sh $(wildcard test/ldscript/diff/*) $(LINKKIT_CLI)
+	@mkdir -p $(@D)
+	{ echo '#!/bin/sh'; echo 'cd $(CURDIR) && exec test/ldscript/diff-ld.sh $(B)'; } >$@
+	chmod +x $@
+
+ALL += $(LDSCRIPT_DIFF)
+TESTS += $(LDSCRIPT_DIFF)
