@@ -22,4 +22,6 @@ hot:	.byte 6,7
 	.quad _start
 	.section .bss,"aw",@nobits
 	.skip 64
+	.section .ex3,"a",@progbits
+	.byte 0xa3
 	.section .note.GNU-stack,"",@progbits

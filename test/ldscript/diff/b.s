@@ -11,5 +11,7 @@
 	.long 0x12345678
 	.section .bss,"aw",@nobits
 	.skip 8
+	.section .ex3,"a",@progbits
+	.byte 0xb3
 	.section .note.GNU-stack,"",@progbits
 	.comm cbuf, 32, 16
