@@ -821,6 +821,12 @@ static int parse_sec_type(struct parser *p, struct ls_outdesc *os)
 	if (!peek_op(p, '('))
 		return 0;
 	next(p, LM_EXPR);
+	/* Only a name is consumed before restoring: a rejected character
+	 * would print its message twice. */
+	if (peek(p, LM_NAME)->kind != LT_NAME) {
+		*p->lx = saved;
+		return 0;
+	}
 	t = next(p, LM_NAME);
 	for (i = 0; i < sizeof(sec_types) / sizeof(sec_types[0]); i++)
 		if (ls_tok_is(&t, sec_types[i]) && peek_op(p, ')')) {

@@ -714,6 +714,7 @@ static void test_errors(void)
 		{ "SECTIONS { .a : AT(1) ALIGN(4) AT(2) { } }",
 		  "t.ld:1: duplicate 'AT' in output section\n" },
 		{ "OUTPUT_ARCH(a, b)", "t.ld:1: too many arguments\n" },
+		{ "SECTIONS { .a (@) : { } }", "t.ld:1: unexpected character '@'\n" },
 		{ "PROVIDE(. = 1);", "t.ld:1: cannot PROVIDE '.'\n" },
 		{ "refused = 1;", "t.ld:1: cannot define symbol 'refused'\n" },
 		{ "SECTIONS { .a : { FILL(a) } }",
