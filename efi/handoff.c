@@ -10,24 +10,29 @@
 #define EB_STACK_WIPE (64u * 1024) /* UEFI guarantees 128 KiB of stack */
 #define EB_MAP_SLACK 32 /* descriptors the map may grow by meanwhile */
 
+/* Mirrors eb_tramp_args in trampoline.S, field for field. */
 struct eb_tramp_args {
-	lk_u64 wipe_lo, wipe_len;
-	lk_u32 entry, info, magic, pad;
-	lk_u32 copy_src, copy_dst, copy_len, pad2;
-	lk_u32 scrub_list, scrub_count; /* struct eb_scrub[], run paging off */
+	lk_u64 wipe_lo, wipe_len; /* the firmware stack we ran on */
+	lk_u64 cr3;        /* our identity map; 0: keep the firmware's */
+	lk_u64 scrub_list; /* struct eb_scrub[] */
+	lk_u32 scrub_count;
+	lk_u32 scrub_off;  /* 1: scrub with paging off (entries < 4 GiB) */
+	lk_u32 entry, info, magic;
+	lk_u32 copy_src, copy_dst, copy_len;
 };
-
-/* A physical range below 4 GiB the trampoline zeroes. */
-struct eb_scrub {
-	lk_u32 addr, len;
-};
+_Static_assert(sizeof(struct eb_tramp_args) == 64, "trampoline args");
 extern struct eb_tramp_args eb_tramp_args;
+
+/* A physical range the trampoline zeroes. */
+struct eb_scrub {
+	lk_u64 addr, len;
+};
 
 struct eb_info_bufs {
 	lk_u8 *info;
 	lk_u32 info_cap;
 	EFI_MEMORY_DESCRIPTOR *map;
-	UINTN map_cap, map_size, dsz; /* map_size, dsz: of the final map */
+	UINTN map_cap, map_size, dsz; /* map_size, dsz: of the last map */
 	struct lk_mb2_mmap_entry *ents;
 	lk_u32 ents_cap;
 	const void *rsdp_new, *rsdp_old;
@@ -139,38 +144,91 @@ static int eb_build_info(struct eb_state *s, const struct eb_kernel *k,
 	return lk_mb2_end(&m);
 }
 
+/* Memory that is RAM the kernel may use and that we may zero. */
+static int eb_scrub_type(UINT32 type)
+{
+	return type == EfiConventionalMemory || type == EfiBootServicesCode ||
+	       type == EfiBootServicesData || type == EfiLoaderCode;
+}
+
 /*
  * Memory the kernel will see as free but that the firmware or this image
  * used: boot-services code/data (disk and FAT caches hold kit sectors),
  * conventional memory (freed buffers), and loader code (this application,
  * whose data holds the config and the kit magic). Our loader-data pages
  * are either kept for the kernel or wiped by us already. Page 0 (BDA/IVT)
- * stays. Zeroed by the trampoline once paging is off, because the page
- * tables themselves live in boot-services memory.
+ * stays. With below4g only memory below 4 GiB is listed (the scrub then
+ * runs with paging off, see trampoline.S).
  */
-static lk_u32 eb_scrub_list(const struct eb_info_bufs *b, UINTN size,
-			    UINTN dsz, struct eb_scrub *out, lk_u32 cap)
+static lk_u32 eb_scrub_list(const struct eb_info_bufs *b, int below4g,
+			    struct eb_scrub *out, lk_u32 cap)
 {
 	lk_u32 n = 0;
 	UINTN off;
 
-	for (off = 0; off + dsz <= size && n < cap; off += dsz) {
+	for (off = 0; off + b->dsz <= b->map_size && n < cap; off += b->dsz) {
 		const EFI_MEMORY_DESCRIPTOR *d =
 			(const void *)((const lk_u8 *)b->map + off);
 		lk_u64 a = d->PhysicalStart, e = a + (d->NumberOfPages << 12);
-		if (d->Type != EfiConventionalMemory &&
-		    d->Type != EfiBootServicesCode &&
-		    d->Type != EfiBootServicesData && d->Type != EfiLoaderCode)
+		if (!eb_scrub_type(d->Type))
 			continue;
 		a = a < 0x1000 ? 0x1000 : a;
-		e = e > EB_4G ? EB_4G : e;
+		if (below4g && e > EB_4G)
+			e = EB_4G;
 		if (a >= e)
 			continue;
-		out[n].addr = (lk_u32)a;
-		out[n].len = (lk_u32)(e - a);
+		out[n].addr = a;
+		out[n].len = e - a;
 		n++;
 	}
 	return n;
+}
+
+#define EB_PT_MAX_GIB 512 /* one PDPT: enough for any machine we boot */
+
+/*
+ * An identity map of all RAM with 2 MiB pages, in loader-data pages, so
+ * the trampoline can scrub every byte of firmware memory (page tables
+ * included) before leaving long mode. Returns the CR3 value or 0 when we
+ * must keep the firmware's tables (5-level paging, huge memory, no pages).
+ */
+static lk_u64 eb_identity_map(struct eb_state *s, struct eb_info_bufs *b)
+{
+	UINTN key, off;
+	UINT32 ver;
+	lk_u64 top = 0, cr4, *pml4, *pdpt, *pd;
+	lk_u32 ngib, i, j;
+
+	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
+	b->map_size = b->map_cap;
+	if ((cr4 & (1u << 12)) ||
+	    s->st->BootServices->GetMemoryMap(&b->map_size, b->map, &key,
+					      &b->dsz, &ver) != EFI_SUCCESS)
+		return 0;
+	for (off = 0; off + b->dsz <= b->map_size; off += b->dsz) {
+		const EFI_MEMORY_DESCRIPTOR *d =
+			(const void *)((const lk_u8 *)b->map + off);
+		lk_u64 e = d->PhysicalStart + (d->NumberOfPages << 12);
+		if (eb_scrub_type(d->Type) && e > top)
+			top = e;
+	}
+	ngib = (lk_u32)((top + (1ull << 30) - 1) >> 30);
+	if (ngib == 0 || ngib > EB_PT_MAX_GIB)
+		return 0;
+	pml4 = eb_pages(s, (2 + (lk_u64)ngib) << 12, 0, 0);
+	if (!pml4)
+		return 0;
+	pdpt = pml4 + 512;
+	pd = pdpt + 512;
+	lk_memset(pml4, 0, (2 + (lk_size)ngib) << 12);
+	pml4[0] = (lk_u64)(lk_uptr)pdpt | 3; /* present, writable */
+	for (i = 0; i < ngib; i++) {
+		pdpt[i] = (lk_u64)(lk_uptr)(pd + i * 512) | 3;
+		for (j = 0; j < 512; j++)
+			pd[i * 512 + j] = ((lk_u64)i << 30 | (lk_u64)j << 21) |
+					  0x83; /* present, writable, 2 MiB */
+	}
+	return (lk_u64)(lk_uptr)pml4;
 }
 
 static int eb_exit_boot_services(struct eb_state *s, const struct eb_kernel *k,
@@ -233,6 +291,7 @@ void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
 	lk_u8 *tramp;
 	struct eb_tramp_args *ta;
 	void (*jump)(lk_u8 *base);
+	lk_u64 cr3;
 
 	lk_memset(&b, 0, sizeof(b));
 	if (k->protocol != LK_PROTO_MULTIBOOT2 && k->protocol != LK_PROTO_NONE) {
@@ -252,8 +311,10 @@ void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
 	}
 	lk_memcpy(tramp, eb_tramp_start, tsize);
 	eb_find_rsdp(s, &b);
-	if (eb_alloc_bufs(s, k, &b) || eb_staging_clash(s) ||
-	    eb_exit_boot_services(s, k, &b))
+	if (eb_alloc_bufs(s, k, &b))
+		return;
+	cr3 = eb_identity_map(s, &b);
+	if (eb_staging_clash(s) || eb_exit_boot_services(s, k, &b))
 		return;
 
 	/* No firmware from here on. Wipe, then go. */
@@ -272,10 +333,11 @@ void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
 	ta->copy_dst = (lk_u32)s->copy_dst;
 	ta->copy_len = (lk_u32)s->copy_len;
 	/* The mb2 entries were copied into the info: reuse their space. */
-	ta->scrub_list = (lk_u32)(lk_uptr)b.ents;
-	ta->scrub_count = eb_scrub_list(&b, b.map_size, b.dsz,
-					(struct eb_scrub *)b.ents,
-					b.ents_cap * 3);
+	ta->cr3 = cr3;
+	ta->scrub_off = cr3 == 0;
+	ta->scrub_list = (lk_u64)(lk_uptr)b.ents;
+	ta->scrub_count = eb_scrub_list(&b, cr3 == 0, (struct eb_scrub *)b.ents,
+					b.ents_cap * 3 / 2);
 	jump = (void (*)(lk_u8 *))(lk_uptr)tramp;
 	jump(tramp);
 	for (;;)

@@ -2,10 +2,12 @@
  * Leaves UEFI's long mode for the Multiboot2 i386 machine state. This blob
  * is copied to pages below 4 GiB (identity mapped by UEFI) and entered with
  * %rdi = its own base; it must not reference anything outside itself. The
- * C side fills eb_tramp_args first.
+ * C side (handoff.c) fills eb_tramp_args first.
  *
  * Order matters: switch to the blob's own stack so the firmware stack (which
- * held the seed and the link state) can be wiped; then drop to a 32-bit
+ * held the seed and the link state) can be wiped; load our GDT and our own
+ * identity page tables so that all firmware memory, its page tables and
+ * descriptor tables included, can be scrubbed; then drop to a 32-bit
  * compatibility segment, because CR0.PG may only be cleared from there.
  */
 	.section .text.eb_tramp, "ax"
@@ -22,14 +24,34 @@ eb_tramp_start:
 	xorl	%eax, %eax
 	rep stosb
 
+	leaq	gdt(%rip), %rax
+	movq	%rax, gdtr_base(%rip)
+	lgdt	gdtr(%rip)
+
 	/* PCIDE set would make clearing CR0.PG fault. */
 	movq	%cr4, %rax
 	andq	$~(1 << 17), %rax
 	movq	%rax, %cr4
 
-	leaq	gdt(%rip), %rax
-	movq	%rax, gdtr_base(%rip)
-	lgdt	gdtr(%rip)
+	movq	arg_cr3(%rip), %rax
+	testq	%rax, %rax
+	jz	2f
+	movq	%rax, %cr3
+	cmpl	$0, arg_scrub_off(%rip)
+	jne	2f
+	movq	arg_scrub_list(%rip), %rsi
+	movl	arg_scrub_count(%rip), %edx
+	xorl	%eax, %eax
+1:	testl	%edx, %edx
+	jz	2f
+	movq	(%rsi), %rdi
+	movq	8(%rsi), %rcx
+	shrq	$3, %rcx
+	rep stosq
+	addq	$16, %rsi
+	decl	%edx
+	jmp	1b
+2:
 	leaq	compat32(%rip), %rax
 	pushq	$0x08
 	pushq	%rax
@@ -59,22 +81,26 @@ compat32:
 	xorl	%eax, %eax
 	movl	%eax, %cr3
 
-	/* Scrub what the firmware and this application leave behind. */
+	/* Without our own page tables the scrub waits for paging to be off
+	 * (firmware page tables live in the memory it zeroes); the C side
+	 * then lists only memory below 4 GiB. */
+	cmpl	$0, (arg_scrub_off - eb_tramp_start)(%ebx)
+	je	4f
 	movl	(arg_scrub_list - eb_tramp_start)(%ebx), %ebp
 	movl	(arg_scrub_count - eb_tramp_start)(%ebx), %edx
 	xorl	%eax, %eax
-1:	testl	%edx, %edx
-	jz	2f
+3:	testl	%edx, %edx
+	jz	4f
 	movl	(%ebp), %edi
-	movl	4(%ebp), %ecx
+	movl	8(%ebp), %ecx
 	shrl	$2, %ecx
 	rep stosl
-	addl	$8, %ebp
+	addl	$16, %ebp
 	decl	%edx
-	jmp	1b
-2:
-	/* Staged kernel: move it into place now that paging (whose tables
-	 * may live in the destination) is off, then wipe the staging copy. */
+	jmp	3b
+4:
+	/* Staged kernel: move it into place now that nothing of the firmware
+	 * is needed any more, then wipe the staging copy. */
 	movl	(arg_copy_len - eb_tramp_start)(%ebx), %ecx
 	movl	(arg_copy_src - eb_tramp_start)(%ebx), %esi
 	movl	(arg_copy_dst - eb_tramp_start)(%ebx), %edi
@@ -110,16 +136,16 @@ gdtr_base:
 eb_tramp_args:		/* struct eb_tramp_args in handoff.c */
 arg_wipe_lo:	.quad	0
 arg_wipe_len:	.quad	0
+arg_cr3:	.quad	0
+arg_scrub_list:	.quad	0
+arg_scrub_count: .long	0
+arg_scrub_off:	.long	0
 arg_entry:	.long	0
 arg_info:	.long	0
 arg_magic:	.long	0
-		.long	0
 arg_copy_src:	.long	0
 arg_copy_dst:	.long	0
 arg_copy_len:	.long	0
-		.long	0
-arg_scrub_list:	.long	0
-arg_scrub_count: .long	0
 
 	.balign 16
 tramp_stack:
