@@ -63,6 +63,8 @@ size_t kb_buf_add(struct kb_buf *b, const void *src, size_t n)
 {
 	size_t off = b->len;
 
+	if (n == 0)
+		return off;
 	kb_buf_reserve(b, n);
 	if (src)
 		memcpy(b->p + off, src, n);

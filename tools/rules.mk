@@ -18,3 +18,16 @@ $(B)/tools/obj/%.o: tools/%.c $(LKTOOL_HDRS)
 $(LINKKIT_CLI): $(LKTOOL_OBJS) $(LINKKIT_LIB)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $(LKTOOL_OBJS) $(LINKKIT_LIB) -lelf -lz -lm
+
+# The same CLI with ASan+UBSan, for the malformed-object tests (test/diff).
+LINKKIT_CLI_ASAN := $(B)/tools/linkkit-asan
+LKTOOL_ASAN_OBJS := $(patsubst tools/%.c,$(B)/tools/asan/%.o,$(LKTOOL_SRCS) $(LKTOOL_LDSCRIPT_SRCS))
+ALL += $(LINKKIT_CLI_ASAN)
+
+$(B)/tools/asan/%.o: tools/%.c $(LKTOOL_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(ASAN_FLAGS) -D_GNU_SOURCE -c $< -o $@
+
+$(LINKKIT_CLI_ASAN): $(LKTOOL_ASAN_OBJS) $(LINKKIT_ASAN_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_FLAGS) -o $@ $(LKTOOL_ASAN_OBJS) $(LINKKIT_ASAN_LIB) -lelf -lz -lm

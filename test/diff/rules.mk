@@ -1,9 +1,9 @@
 # test/diff: differential tests of the kit builder and `linkkit link`
 # against ld.bfd and ld.lld, and tests of the linkkit command line.
 # The programs are tiny wrappers so the scripts know the build directory.
-DIFF_TEST_PROGS := $(B)/diff/run-diff $(B)/diff/cli-test
+DIFF_TEST_PROGS := $(B)/diff/run-diff $(B)/diff/cli-test $(B)/diff/fuzz-test
 
-$(B)/diff/run-diff $(B)/diff/cli-test: $(B)/diff/%: test/diff/%.sh
+$(DIFF_TEST_PROGS): $(B)/diff/%: test/diff/%.sh
 	@mkdir -p $(@D)
 	printf '#!/bin/sh\ncd %s && exec %s %s\n' '$(CURDIR)' '$<' '$(abspath $(B))' >$@
 	chmod +x $@
