@@ -93,6 +93,36 @@ run_linker() { # CFG KIT OBJDIR LINKER
 	fi
 }
 
+# Scale: COPIES renamed copies of the gcc -O2 corpus (objcopy
+# --prefix-symbols) plus 4000 absolute globals, so ld.bfd's symbol hash
+# table grows past its first size (COMMON order depends on it). COMDAT
+# objects stay single: ld keeps the first copy in its own (shuffled)
+# command line, the kit the first in canonical order.
+scale() { # SRC_DIR
+	local src=$1 dir=$W/scale n o b
+	rm -rf "$dir" && mkdir -p "$dir"
+	grep -v -e /got.o -e /comdat "$src/objects.txt" | while read -r o; do
+		cp "$o" "$dir/"
+		echo "$dir/$(basename "$o")"
+	done >"$dir/objects.txt"
+	for o in "$src"/comdat*.o; do cp "$o" "$dir/" && echo "$dir/$(basename "$o")"; done >>"$dir/objects.txt"
+	for n in $(seq 1 "${DIFF_COPIES:-25}"); do
+		grep -v -e /main.o -e /set1.o -e /got.o -e /comdat "$src/objects.txt" | while read -r o; do
+			b=c${n}_$(basename "$o")
+			objcopy --prefix-symbols=p${n}_ "$o" "$dir/$b" && echo "$dir/$b"
+		done
+	done >>"$dir/objects.txt"
+	python3 -c 'for i in range(4000): print(".globl filler%d\n.set filler%d, %d" % (i, i, i))' >"$dir/filler.s"
+	as "$dir/filler.s" -o "$dir/filler.o" && echo "$dir/filler.o" >>"$dir/objects.txt"
+	if ! "$LK" create -o "$dir/k.kit" -T $D/diff.ld -P $D/policy \
+		$(cat "$dir/objects.txt") 2>"$dir/create.err"; then
+		echo "not ok diff-create-scale: $(head -1 "$dir/create.err")"
+		return
+	fi
+	SEEDS=${DIFF_SCALE_SEEDS:-3} run_linker "scale-$(wc -l <"$dir/objects.txt")-objects" \
+		"$dir/k.kit" "$dir" bfd
+}
+
 for cfg in "${CONFIGS[@]}"; do
 	dir=$W/$cfg
 	if ! compile "$cfg" "$dir" 2>"$W/$cfg.err"; then
@@ -112,4 +142,5 @@ for cfg in "${CONFIGS[@]}"; do
 		echo "not ok diff-lld-$cfg: plain variant: $(head -1 "$dir/plain/create.err" 2>/dev/null)"
 	fi
 done
+[ -e "$W/gcc-O2/objects.txt" ] && scale "$W/gcc-O2"
 exit 0
