@@ -263,6 +263,9 @@ enum lk_opcode {
  *   where align = max(outsec.align, the LK_SEC_ALIGN operand, which must
  *   be a power of two). LMA = the LK_SEC_LMA operand, else the VMA when
  *   the VMA was explicit, else VMA + (LMA - VMA of the previous section).
+ * - An output section whose body has only slots (no S_DATA, no `. =`)
+ *   and ends up empty is discarded as GNU ld 2.40 does: dot returns to
+ *   where it was before the section and the LMA offset carries over.
  * - Padding inside an output section (alignment, `. =`) uses its fill
  *   pattern restarted at each padding; without one (fill_len 0), x86-64
  *   NOPs when the outsec has SHF_EXECINSTR, else zeros, as GNU ld does.

@@ -66,6 +66,7 @@ struct lk_link {
 
 	/* Filled by lk_link_open. */
 	lk_u32 *class_group; /* merge class -> group */
+	lk_u8 *os_bare;      /* outsec whose body only places input sections */
 	lk_u32 *tmp;         /* scratch for sorting, max(nobj, nchunk, nout) */
 
 	/* Filled by lk_link_layout. */

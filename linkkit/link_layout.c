@@ -257,6 +257,7 @@ struct lk_eval {
 	int sp;
 	lk_u64 dot;
 	lk_u64 prev_off; /* LMA - VMA of the previous output section */
+	lk_u64 dot_before; /* dot before the open section began */
 	lk_u32 cur;
 	lk_u32 pc;
 };
@@ -450,6 +451,7 @@ static int lk_begin_section(struct lk_link *L, struct lk_eval *e,
 	o->state = LK_OS_OPEN;
 	L->os_seq[L->nseq++] = op->arg;
 	e->cur = op->arg;
+	e->dot_before = e->dot;
 	e->dot = vma;
 	return 1;
 }
@@ -460,7 +462,13 @@ static void lk_end_section(struct lk_link *L, struct lk_eval *e)
 
 	o->size = e->dot - o->vma;
 	o->state = LK_OS_DONE;
-	e->prev_off = o->lma - o->vma;
+	/* GNU ld (2.40) discards a section whose input sections are all
+	 * empty and that has no data or `. =`, and ignores its address
+	 * (symbols assigned inside keep their values). */
+	if (L->os_bare[e->cur] && o->size == 0)
+		e->dot = e->dot_before;
+	else
+		e->prev_off = o->lma - o->vma;
 	e->cur = LK_NONE;
 }
 

@@ -354,6 +354,7 @@ static int lk_op_effect(const struct lk_op *op, int *pop, int *push)
 
 struct lk_plan_walk {
 	lk_u32 cur;      /* open outsec or LK_NONE */
+	int has;         /* the open outsec has data or `. =` */
 	lk_u8 *seen_os;  /* outsec begun */
 	lk_u8 *seen_slot;
 };
@@ -371,11 +372,15 @@ static const char *lk_op_check(struct lk_link *L, const struct lk_op *op,
 		if (op->arg >= L->nsym || L->sym[op->arg].kind != LK_SYM_PLAN)
 			return "assignment to a symbol that is not a plan symbol";
 		return LK_NULL;
+	case LK_S_SET_DOT:
+		w->has = 1;
+		return LK_NULL;
 	case LK_S_SECTION:
 		if (op->arg >= L->nout || w->cur != LK_NONE || w->seen_os[op->arg] ||
 		    (op->flags & ~(LK_SEC_VMA | LK_SEC_ALIGN | LK_SEC_LMA)))
 			return "bad, nested or repeated output section";
 		w->cur = op->arg;
+		w->has = 0;
 		w->seen_os[op->arg] = 1;
 		return LK_NULL;
 	case LK_S_SLOT:
@@ -387,10 +392,14 @@ static const char *lk_op_check(struct lk_link *L, const struct lk_op *op,
 	case LK_S_DATA:
 		if (w->cur == LK_NONE || !lk_is_pow2(op->arg) || op->arg > 8)
 			return "data outside a section or bad width";
+		w->has = 1;
 		return LK_NULL;
 	case LK_S_END_SECTION:
 		if (w->cur == LK_NONE)
 			return "end of section without a section";
+		/* Only input sections in it: if they come to nothing, GNU ld
+		 * discards it and ignores its address (link_layout.c). */
+		L->os_bare[w->cur] = !w->has;
 		w->cur = LK_NONE;
 		return LK_NULL;
 	case LK_S_ASSERT:
@@ -407,8 +416,12 @@ static int lk_check_plan(struct lk_link *L)
 	const char *err = LK_NULL;
 
 	w.cur = LK_NONE;
+	w.has = 0;
 	w.seen_os = lk_link_alloc(L, L->nout, 1);
 	w.seen_slot = lk_link_alloc(L, L->nslot, 1);
+	L->os_bare = lk_link_alloc(L, L->nout, 1);
+	if (!L->os_bare)
+		return 0;
 	if (!w.seen_os || !w.seen_slot)
 		return 0;
 	for (i = 0; i < L->nop && !err; i++) {

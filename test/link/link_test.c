@@ -505,6 +505,56 @@ static void test_nop_fill(void)
 	free(b);
 }
 
+/* GNU ld drops an output section whose inputs come to nothing, with its
+ * address, even when it assigns a symbol (which keeps its value). */
+static void discard_case(const char *name, int assign, int want_moved)
+{
+	struct pb *b = pb_new();
+	lk_u32 o = pb_obj(b, "x.o", 0, 0), t, e, d, y;
+	struct linked k;
+
+	t = pb_outsec(b, ".text", LK_SHT_PROGBITS, X_TEXT, 4);
+	e = pb_outsec(b, ".empty", LK_SHT_PROGBITS, X_DATA, 4);
+	d = pb_outsec(b, ".data", LK_SHT_PROGBITS, X_DATA, 8);
+	pb_slot(b, t, 0);
+	b->hdr.entry_sym = pb_sym(b, "entry", LK_SYM_CHUNK,
+				  pb_chunk(b, o, ".text", 5, 1, 0, 0), 0);
+	pb_slot(b, e, 0);
+	pb_chunk(b, o, ".empty", 0, 1, 0, 0);
+	pb_slot(b, d, 0);
+	pb_chunk(b, o, ".data", 8, 8, 0, 0);
+	y = pb_sym(b, "mark", LK_SYM_PLAN, 0, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 0x1000);
+	pb_op(b, LK_E_CONST, 0, 0, 0x8000);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA | LK_SEC_LMA, t, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_E_CONST, 0, 0, 0x900000);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA, e, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	if (assign) {
+		pb_op(b, LK_E_DOT, 0, 0, 0);
+		pb_op(b, LK_S_ASSIGN, 0, y, 0);
+	}
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_S_SECTION, 0, d, 0);
+	pb_op(b, LK_S_SLOT, 0, 2, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	tlog_reset();
+	do_link(b, 1, &k);
+	if (k.rc) {
+		CHECK(name, 0, "link failed: %s", tlog[0]);
+		free(b);
+		return;
+	}
+	const struct lk_os *od = &k.L->os[d];
+	CHECK(name, od->vma == 0x1008 && od->lma == 0x8008 &&
+	      k.info.noutsecs == 2 && (!want_moved || k.L->sym_val[y] == 0x900000),
+	      ".data %llx/%llx", od->vma, od->lma);
+	unlink_(&k);
+	free(b);
+}
+
 /* Each plan error: one error line naming the problem. */
 static void plan_error(const char *name, void (*emit)(struct pb *, lk_u32),
 		       int want_rc, const char *needle)
@@ -1527,6 +1577,8 @@ int main(int argc, char **argv)
 	test_plan_semantics();
 	test_plan_errors();
 	test_nop_fill();
+	discard_case("empty_section_discarded", 0, 0);
+	discard_case("empty_section_with_symbol_discarded", 1, 1);
 	test_merge();
 	test_reloc_types();
 	test_reloc_cap_and_undefined();
