@@ -111,6 +111,8 @@ struct kb {
 	size_t nmrefs;
 	struct kb_buf mdata; /* class contents, appended to data later */
 	struct kb_buf strtab;
+	uint32_t *itab; /* strtab offsets by name hash (0: empty) */
+	size_t isize, icount;
 };
 
 void kb_err(struct kb *b, const char *fmt, ...)

@@ -34,13 +34,6 @@ void kb_err(struct kb *b, const char *fmt, ...)
 
 /* ---- string table and symbols ---- */
 
-uint32_t kb_intern(struct kb *b, const char *s)
-{
-	if (!*s)
-		return 0;
-	return (uint32_t)kb_buf_add(&b->strtab, s, strlen(s) + 1);
-}
-
 static uint32_t hash_name(const char *s)
 {
 	uint32_t h = 2166136261u;
@@ -48,6 +41,46 @@ static uint32_t hash_name(const char *s)
 	while (*s)
 		h = (h ^ (uint8_t)*s++) * 16777619u;
 	return h;
+}
+
+static void intern_grow(struct kb *b)
+{
+	size_t ns = b->isize ? b->isize * 2 : 4096;
+	uint32_t *nt = kb_xcalloc(ns, sizeof(*nt));
+
+	for (size_t k = 0; k < b->isize; k++) {
+		uint32_t h;
+
+		if (!b->itab[k])
+			continue;
+		h = hash_name((const char *)b->strtab.p + b->itab[k]) & (ns - 1);
+		while (nt[h])
+			h = (h + 1) & (ns - 1);
+		nt[h] = b->itab[k];
+	}
+	free(b->itab);
+	b->itab = nt;
+	b->isize = ns;
+}
+
+/* Each distinct name is stored once: the boot side holds the whole
+ * payload in memory, and section names repeat in every object. */
+uint32_t kb_intern(struct kb *b, const char *s)
+{
+	uint32_t h, off;
+
+	if (!*s)
+		return 0;
+	if (b->icount * 2 >= b->isize)
+		intern_grow(b);
+	h = hash_name(s) & (b->isize - 1);
+	for (; (off = b->itab[h]); h = (h + 1) & (b->isize - 1))
+		if (!strcmp((const char *)b->strtab.p + off, s))
+			return off;
+	off = (uint32_t)kb_buf_add(&b->strtab, s, strlen(s) + 1);
+	b->itab[h] = off;
+	b->icount++;
+	return off;
 }
 
 uint32_t kb_new_sym(struct kb *b, const char *name)
@@ -718,6 +751,7 @@ static void free_build(struct kb *b)
 	free(b->got_syms);
 	free(b->relocs);
 	free(b->strtab.p);
+	free(b->itab);
 	if (b->compiled)
 		ls_compiled_free(&b->comp);
 	if (b->script)
