@@ -99,4 +99,87 @@ for seed in 1 2 3; do
 	done
 	if [ -z "$bad" ]; then echo "ok $name"; else echo "not ok $name:$bad"; rc=1; fi
 done
+# Script features: AT(), ALIGN() attribute, SORT_BY_ALIGNMENT, a 2-byte
+# fill, data statements with ADDR/SIZEOF/LOADADDR, `. = . + n`, symbol
+# arithmetic, a discarded empty section with an address, merged strings,
+# and PC32/32S/64 relocations between objects.
+mkdir "$T/g"
+for i in 0 1 2 3 4 5 6 7; do
+	cat >"$T/g/o$i.s" <<EOF2
+.text
+.balign $((1 << (i % 4)))
+.globl f$i
+f$i: call f$(((i + 1) % 8))
+ lea s$i(%rip), %rax
+ movq \$f$(((i + 3) % 8)), %rbx
+ .fill $((i * 5 + 1)),1,0xee
+.section .text.hot$i,"ax",@progbits
+.balign $((1 << ((i + 1) % 5)))
+h$i: .fill $((i + 2)),1,0xdd
+ jmp f$i
+.section .rodata.str1.1,"aMS",@progbits,1
+s$i: .asciz "str$((i % 3))"
+.asciz "common"
+.section .rodata,"a"
+.balign 8
+.quad f$i, h$i
+.data
+.balign $((1 << (i % 3)))
+.long $i
+.quad s$i
+.bss
+.balign 16
+.skip $((i * 3 + 1))
+.section .note.GNU-stack,"",@progbits
+EOF2
+	gcc -c "$T/g/o$i.s" -o "$T/g/o$i.o"
+done
+cat >"$T/g/g.ld" <<'EOF2'
+ENTRY(f0)
+SECTIONS {
+  . = 0xffffffff80100000;
+  .text : AT(0x100000) {
+    *(SORT_BY_ALIGNMENT(.text.hot*))
+    *(.text)
+    . = ALIGN(32);
+    etext = .;
+  } =0x90cc
+  .empty 0xffffffff90000000 : { *(.nothing) }
+  .rodata : ALIGN(64) {
+    *(.rodata .rodata.*)
+    BYTE(0x11) SHORT(0x2233) LONG(ADDR(.text)) QUAD(SIZEOF(.text))
+    . = . + 5;
+  }
+  mid = . + 0x10;
+  . = ALIGN(0x1000);
+  .data : {
+    *(.data)
+    LONG(LOADADDR(.data))
+    QUAD(mid)
+  }
+  .bss : { *(.bss) }
+  _end = .;
+}
+EOF2
+printf 'protocol none\npin o3.o\ngranularity object\n' >"$T/g/policy"
+if ! "$LK" create -o "$T/g/g.kit" -T "$T/g/g.ld" -P "$T/g/policy" "$T"/g/o*.o >"$T/g/log" 2>&1; then
+	echo "not ok diff_script: create failed: $(head -1 "$T/g/log")"; exit 1
+fi
+for seed in 1 2 3; do
+	name=diff_script_seed_$seed
+	"$LK" link --seed $seed --print-layout -o "$T/g/lk.elf" "$T/g/g.kit" >"$T/g/lay" 2>&1 &&
+	ld -T "$T/g/g.ld" --no-warn-rwx-segments -o "$T/g/ld.elf" \
+		$(awk -v d="$T/g" '$1=="object"{print d "/" $2}' "$T/g/lay") 2>"$T/g/log" || {
+		echo "not ok $name: link failed: $(head -1 "$T/g/log")"; rc=1; continue; }
+	bad=""
+	sections "$T/g/lk.elf" >"$T/a"
+	sections "$T/g/ld.elf" >"$T/b"
+	cmp -s "$T/a" "$T/b" || bad="section headers differ"
+	for s in .text .rodata .data; do
+		objcopy -O binary --only-section=$s "$T/g/lk.elf" "$T/a.bin"
+		objcopy -O binary --only-section=$s "$T/g/ld.elf" "$T/b.bin"
+		cmp -s "$T/a.bin" "$T/b.bin" || bad="$bad $s differs"
+	done
+	if [ -z "$bad" ]; then echo "ok $name"; else echo "not ok $name: $bad"; rc=1; fi
+done
 exit $rc
