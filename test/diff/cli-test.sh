@@ -77,6 +77,43 @@ check cli-elf-phdrs "readelf sees $out PT_LOAD" test "$out" -eq 4
 addr=$(nm "$W/m.elf" 2>/dev/null | awk '$3 == "_start" {print $1}')
 check cli-map "_start ($addr) not in the map" grep -q "^0x$addr .* _start$" "$W/a.map"
 
+out=$(readelf -aW "$W/a.elf" 2>&1 >/dev/null)
+check cli-elf-clean "readelf complains: $out" test -z "$out"
+
+# ---- policy variants ----
+# granularity section: every slot is shuffled per chunk; the order part of
+# the entropy is then the sum of log2(chunks!) over the shuffled slots.
+sed 's/^granularity object/granularity section/' $D/policy >"$W/sec.policy"
+if "$LK" create -o "$W/sec.kit" -T $D/diff.ld -P "$W/sec.policy" "${OBJS[@]}" 2>"$W/sec.err"; then
+	"$LK" link --seed 1 -o "$W/s1.elf" "$W/sec.kit" && "$LK" link --seed 2 -o "$W/s2.elf" "$W/sec.kit"
+	check cli-granularity-section "seeds 1 and 2 gave the same file" differ "$W/s1.elf" "$W/s2.elf"
+	o1=$(grep '^entropy' "$W/info.txt" | sed 's/.*order \([0-9.]*\).*/\1/')
+	o2=$("$LK" info "$W/sec.kit" | grep '^entropy' | sed 's/.*order \([0-9.]*\).*/\1/')
+	check cli-granularity-entropy "order bits $o2 (section) vs $o1 (object)" \
+		python3 -c "import sys; sys.exit(not float('$o2') > float('$o1'))"
+else
+	nok cli-granularity-section "$(head -1 "$W/sec.err")"
+fi
+# keep-order: the set_items slot keeps canonical object order whatever
+# the seed (entries named by their item_* symbols, in address order).
+set_order() { # KIT SEED
+	"$LK" link --seed "$2" --map "$W/o.map" -o "$W/o.elf" "$1" &&
+		awk '$3 ~ /^item_/ {print $3}' "$W/o.map" | tr '\n' ' '
+}
+sed 's/^granularity object/granularity object\nkeep-order set_items/' $D/policy >"$W/keep.policy"
+if "$LK" create -o "$W/keep.kit" -T $D/diff.ld -P "$W/keep.policy" "${OBJS[@]}" 2>"$W/keep.err"; then
+	kept=$(for s in 1 2 3 4 5 6; do set_order "$W/keep.kit" $s; echo; done | sort -u)
+	free=$(for s in 1 2 3 4 5 6; do set_order "$W/k.kit" $s; echo; done | sort -u)
+	ld.bfd -static -nostdlib -z noexecstack -T $D/diff.ld -o "$W/canon.elf" "${OBJS[@]}"
+	canon=$(nm -n "$W/canon.elf" | awk '$3 ~ /^item_/ {printf "%s ", $3}')
+	check cli-keep-order "orders with keep-order: $(echo "$kept" | tr '\n' '|') canonical: $canon" \
+		test "$kept" = "$canon"
+	check cli-keep-order-control "set_items order never changed without keep-order" \
+		test "$(echo "$free" | wc -l)" -gt 1
+else
+	nok cli-keep-order "$(head -1 "$W/keep.err")"
+fi
+
 # ---- uniformity: chi-square of each shuffled object's position ----
 N=300
 for s in $(seq 1 $N); do
