@@ -10,7 +10,7 @@ def segments(path):
     with open(path, 'rb') as f:
         d = f.read()
     if d[:4] != b'\x7fELF' or d[4] != 2:
-        sys.exit(f'{path}: not an ELF64 file')
+        return [('not an ELF64 file',)]
     phoff, = struct.unpack_from('<Q', d, 32)
     phentsize, phnum = struct.unpack_from('<HH', d, 54)
     segs = []
@@ -22,22 +22,24 @@ def segments(path):
     return segs
 
 
-def main():
-    a, b = segments(sys.argv[1]), segments(sys.argv[2])
+def compare(path_a, path_b):
+    """None when the loaded segments are identical, else the first difference."""
+    a, b = segments(path_a), segments(path_b)
     if len(a) != len(b):
-        print(f'{len(a)} vs {len(b)} loaded segments')
-        return 1
+        return f'{len(a)} vs {len(b)} loaded segments'
     for i, (x, y) in enumerate(zip(a, b)):
         if x[:5] != y[:5]:
-            print('segment %d: vaddr/paddr/filesz/memsz/flags %s vs %s' % (
-                i, [hex(v) for v in x[:5]], [hex(v) for v in y[:5]]))
-            return 1
+            return 'segment %d: vaddr/paddr/filesz/memsz/flags %s vs %s' % (
+                i, [hex(v) for v in x[:5]], [hex(v) for v in y[:5]])
         if x[5] != y[5]:
             k = next(j for j in range(len(x[5])) if x[5][j] != y[5][j])
-            print('segment %d: first byte difference at 0x%x (vaddr 0x%x): %s vs %s' % (
-                i, k, x[0] + k, x[5][k:k + 8].hex(), y[5][k:k + 8].hex()))
-            return 1
-    return 0
+            return 'segment %d: first byte difference at 0x%x (vaddr 0x%x): %s vs %s' % (
+                i, k, x[0] + k, x[5][k:k + 8].hex(), y[5][k:k + 8].hex())
+    return None
 
 
-sys.exit(main())
+if __name__ == '__main__':
+    msg = compare(sys.argv[1], sys.argv[2])
+    if msg:
+        print(msg)
+    sys.exit(1 if msg else 0)

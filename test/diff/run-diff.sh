@@ -13,7 +13,7 @@
 # makes `mov $sym`.
 #
 # Usage: run-diff.sh [BUILD_DIR] [CONFIG...]; seeds per build: DIFF_SEEDS
-# (ld.bfd, default 20), DIFF_LLD_SEEDS (ld.lld, default 8).
+# (ld.bfd, default 20), DIFF_LLD_SEEDS (ld.lld, default 20).
 set -u
 B=${1:-build}
 shift || true
@@ -21,7 +21,7 @@ LK=$B/tools/linkkit
 D=test/diff
 W=$B/diff
 BFD_SEEDS=${DIFF_SEEDS:-20}
-LLD_SEEDS=${DIFF_LLD_SEEDS:-8}
+LLD_SEEDS=${DIFF_LLD_SEEDS:-20}
 BASE_FLAGS="-mcmodel=kernel -fno-pic -fno-pie -ffreestanding -mno-red-zone
  -fno-asynchronous-unwind-tables -fno-stack-protector -fcommon -fno-builtin -w"
 CONFIGS=("$@")
@@ -57,40 +57,9 @@ clear_merge() { # OBJ
 	[ ${#flags[@]} -eq 0 ] || objcopy "${flags[@]}" "$1"
 }
 
-# Links KIT with SEED both ways in WORK; prints the difference on failure.
-check_seed() { # KIT OBJDIR SEED LINKER WORK
-	local kit=$1 objdir=$2 seed=$3 linker=$4 w=$5 objs
-	"$LK" link --seed "$seed" --print-layout -o "$w/kit.elf" "$kit" >"$w/layout.txt" ||
-		{ echo "linkkit link failed"; return 1; }
-	python3 $D/mkgap.py $D/policy "$w/layout.txt" >"$w/gap.s" &&
-		as --64 "$w/gap.s" -o "$w/gap.o" || { echo "gap object failed"; return 1; }
-	objs=$(awk -v d="$objdir" -v g="$w/gap.o" \
-		'$1 == "object" { if ($2 == "gap") print g; else if ($2 != "<got>") print d "/" $2 }' \
-		"$w/layout.txt")
-	case $linker in
-	bfd) ld.bfd -static -nostdlib --build-id=none -z noexecstack -T $D/diff.ld \
-		-o "$w/ref.elf" $objs 2>"$w/ld.err" ;;
-	lld) ld.lld -static -nostdlib --build-id=none -T $D/diff.ld \
-		-o "$w/ref.elf" $objs 2>"$w/ld.err" ;;
-	esac || { echo "ld.$linker failed: $(head -1 "$w/ld.err")"; return 1; }
-	python3 $D/elfcmp.py "$w/kit.elf" "$w/ref.elf"
-}
-
-run_linker() { # CFG KIT OBJDIR LINKER
-	local cfg=$1 kit=$2 objdir=$3 linker=$4 w seed bad=0 msg first=
-	w=$W/$cfg/work-$linker
-	mkdir -p "$w"
-	for seed in $(seq 1 "$SEEDS"); do
-		if ! msg=$(check_seed "$kit" "$objdir" "$(printf '%x' $((seed * 2654435761)))" "$linker" "$w"); then
-			bad=$((bad + 1))
-			[ -z "$first" ] && first="seed $seed: $msg"
-		fi
-	done
-	if [ $bad -eq 0 ]; then
-		echo "ok diff-$linker-$cfg ($SEEDS seeds identical)"
-	else
-		echo "not ok diff-$linker-$cfg: $bad of $SEEDS seeds differ; $first"
-	fi
+run_linker() { # NAME KIT OBJDIR LINKER (SEEDS from the environment)
+	python3 $D/seeds.py "$1" "$LK" "$2" "$3" "$4" "$SEEDS" $D/policy $D/diff.ld \
+		"$W/$1/work-$4"
 }
 
 # Scale: COPIES renamed copies of the gcc -O2 corpus (objcopy
