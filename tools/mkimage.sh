@@ -98,7 +98,7 @@ write_stage() {
 }
 
 cmd_create() {
-	local out= efi= kit= fallback= cfg= mbr= stage= seed= esp_mib=64 fat=32
+	local out='' efi='' kit='' fallback='' cfg='' mbr='' stage='' seed='' esp_mib=64 fat=32
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-o) out=$2 ;;

@@ -24,7 +24,7 @@ OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 QEMU=${QEMU:-qemu-system-x86_64}
 
-firmware=uefi log= limit=120 rng=0 cpu= copy=0 console=0
+firmware=uefi log='' limit=120 rng=0 cpu='' copy=0 console=0
 extra=()
 while [ $# -gt 0 ]; do
 	case $1 in
