@@ -80,6 +80,16 @@ check cli-map "_start ($addr) not in the map" grep -q "^0x$addr .* _start$" "$W/
 out=$(readelf -aW "$W/a.elf" 2>&1 >/dev/null)
 check cli-elf-clean "readelf complains: $out" test -z "$out"
 
+# The boot stages' loader (lk_elf_check + lk_elf_load) must see what the
+# ELF says: paddr range, entry and the segment bytes with zeroed holes.
+if [ -x "$B/diff/elfcheck" ]; then
+	got=$("$B/diff/elfcheck" "$W/a.elf" 2>&1)
+	want=$(python3 $D/segimage.py "$W/a.elf")
+	check cli-fallback-loader "loader: $got; ELF: $want" test "$got" = "$want"
+else
+	echo "skip cli-fallback-loader: $B/diff/elfcheck not built"
+fi
+
 # ---- policy variants ----
 # granularity section: every slot is shuffled per chunk; the order part of
 # the entropy is then the sum of log2(chunks!) over the shuffled slots.

@@ -10,3 +10,9 @@ $(DIFF_TEST_PROGS): $(B)/diff/%: test/diff/%.sh
 
 ALL += $(DIFF_TEST_PROGS)
 TESTS += $(DIFF_TEST_PROGS)
+
+# The boot stages' ELF loader run on `linkkit link` output (cli-test).
+$(B)/diff/elfcheck: test/diff/elfcheck.c $(LINKKIT_LIB) $(LINKKIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $< $(LINKKIT_LIB) -o $@
+ALL += $(B)/diff/elfcheck
