@@ -24,8 +24,6 @@ struct kb_sec {
 	uint32_t input;      /* index into inputs */
 	uint32_t chunk;      /* index into the kit chunk table */
 	uint32_t secsym;     /* kit symbol for the section symbol */
-	uint32_t kept;       /* unused */
-	uint32_t winner_obj; /* COMDAT loser: object of the winning group */
 	uint32_t reloc_first, reloc_count; /* into kb.relocs (scan order) */
 	struct kb_piece *pieces; /* merge strings, else NULL */
 	uint32_t npieces;

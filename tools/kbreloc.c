@@ -149,7 +149,7 @@ static int relax_got(struct kb *b, struct kb_sec *s, struct kb_reloc *r)
 	return 1;
 }
 
-static void classify(struct kb *b, struct kb_obj *o, struct kb_sec *s, struct kb_reloc *r)
+static void classify(struct kb *b, struct kb_sec *s, struct kb_reloc *r)
 {
 	switch (r->type) {
 	case R_X86_64_PLT32:
@@ -164,7 +164,6 @@ static void classify(struct kb *b, struct kb_obj *o, struct kb_sec *s, struct kb
 		}
 		return;
 	}
-	(void)o;
 }
 
 /* Symbol index 0 in a relocation means "no symbol": S = 0. */
@@ -248,7 +247,7 @@ static void scan_one(struct kb *b, uint32_t oi, struct kb_sec *rs)
 			       o->name, s->name, (unsigned long long)r.offset, esym_name(o, k));
 			continue;
 		}
-		classify(b, o, s, &r);
+		classify(b, s, &r);
 		b->relocs = kb_xgrow(b->relocs, b->nrelocs, sizeof(*b->relocs));
 		b->relocs[b->nrelocs++] = r;
 	}

@@ -149,7 +149,7 @@ static int read_sections(struct kb *b, struct kb_obj *o)
 		Elf_Scn *scn = elf_getscn(o->elf, i);
 		Elf_Data *d;
 
-		s->input = s->chunk = s->secsym = s->kept = NONE;
+		s->input = s->chunk = s->secsym = NONE;
 		if (!scn || !gelf_getshdr(scn, &s->sh)) {
 			kb_err(b, "%s: bad section header %zu", o->path, i);
 			return -1;
@@ -248,7 +248,6 @@ static void comdat_one(struct kb *b, uint32_t oi, size_t gi)
 	const uint32_t *w = g->data;
 	size_t n = g->sh.sh_size / 4;
 	const char *sig;
-	uint32_t h;
 
 	if (g->sh.sh_link != o->symtab || g->sh.sh_info >= o->nsym || n < 1 || !w) {
 		kb_err(b, "%s: section %s: bad group section", o->path, g->name);
@@ -257,25 +256,20 @@ static void comdat_one(struct kb *b, uint32_t oi, size_t gi)
 	if (!(w[0] & GRP_COMDAT))
 		return;
 	sig = o->symname[g->sh.sh_info];
-	h = kb_global(b, sig, 0);
 	for (size_t k = 1; k < n; k++)
 		if (w[k] == 0 || w[k] >= o->nsec) {
 			kb_err(b, "%s: section %s: group member %u out of range",
 			       o->path, g->name, w[k]);
 			return;
 		}
-	/* Signatures live in their own namespace: remember the winner in a
-	 * side table keyed by name. */
+	/* Signatures live in their own namespace, not the symbol table. */
 	for (size_t k = 0; k < b->ngroups; k++) {
 		if (strcmp(b->groups[k].sig, sig))
 			continue;
-		for (size_t m = 1; m < n; m++) {
+		for (size_t m = 1; m < n; m++)
 			o->secs[w[m]].state = SEC_COMDAT_LOSER;
-			o->secs[w[m]].winner_obj = b->groups[k].obj;
-		}
 		return;
 	}
-	(void)h;
 	b->groups = kb_xgrow(b->groups, b->ngroups, sizeof(*b->groups));
 	b->groups[b->ngroups].sig = sig;
 	b->groups[b->ngroups].obj = oi;
