@@ -177,9 +177,11 @@ struct lk_reloc {
  * depend on the order, so the host computes the classes; where they go
  * follows the boot-time order as ld.bfd (binutils merge.c) does it: a
  * class stays in the first chunk in placement order that lists it in its
- * mrefs, at the next offset there (first-occurrence order); a chunk's size
- * is the sum of the classes it holds, so a chunk that brings nothing new is
- * empty. Every class of a group must be listed by at least one chunk.
+ * mrefs, at the next offset there aligned to the chunk's alignment
+ * (first-occurrence order; all chunks of a group have the same alignment);
+ * a chunk's size is the end of the last class it holds, so a chunk that
+ * brings nothing new is empty. Every class of a group must be listed by at
+ * least one chunk.
  */
 struct lk_merge_group {
 	lk_u64 total_size;

@@ -407,13 +407,20 @@ static int lk_add_item(struct lk_link *L, struct lk_eval *e, lk_u16 kind,
 static int lk_place_slot(struct lk_link *L, struct lk_eval *e, lk_u32 s)
 {
 	const struct lk_slot *sl = &L->slot[s];
+	lk_u64 align;
 	lk_u32 i, c;
 
 	for (i = 0; i < sl->chunk_count; i++) {
 		c = L->slot_order[sl->first_chunk + i];
-		if (L->chunk[c].flags & LK_CHUNK_MERGE)
+		align = L->chunk[c].align;
+		if (L->chunk[c].flags & LK_CHUNK_MERGE) {
 			L->chunk_size[c] = lk_merge_place(L, c);
-		if (!lk_grow(L, e, lk_align_up(e->dot, L->chunk[c].align)))
+			/* ld.bfd excludes a merge section left empty: it
+			 * does not align the location counter either. */
+			if (L->chunk_size[c] == 0)
+				align = 1;
+		}
+		if (!lk_grow(L, e, lk_align_up(e->dot, align)))
 			return 0;
 		L->chunk_vma[c] = e->dot;
 		if (!lk_add_item(L, e, LK_ITEM_CHUNK, c, 0, 0))

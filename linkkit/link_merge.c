@@ -3,8 +3,8 @@
  * depend on the order); the boot side only decides where. As ld.bfd does
  * (binutils merge.c), each surviving piece ("class") stays in the input
  * section where it first occurs in placement order, in first-occurrence
- * order; a chunk's size is the sum of the classes it brings first, and a
- * chunk that brings none is empty.
+ * order, each aligned to the chunk's alignment; a chunk's size is the end
+ * of the last class it brings first, and a chunk that brings none is empty.
  */
 #include "link_internal.h"
 
@@ -112,6 +112,9 @@ lk_u64 lk_merge_place(struct lk_link *L, lk_u32 chunk)
 
 		if (L->class_owner[cls] != LK_NONE)
 			continue;
+		/* ld.bfd aligns every piece to its section's alignment,
+		 * which all chunks of a group share. */
+		run = lk_align_up(run, c->align);
 		L->class_owner[cls] = chunk;
 		L->class_off[cls] = run;
 		run += L->mclass[cls].size;
