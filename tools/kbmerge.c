@@ -1,10 +1,12 @@
 /*
- * SHF_MERGE|SHF_STRINGS sections: deduplication and tail merging as ld.bfd
- * (binutils merge.c) does it. Which strings survive, and which string each
- * suffix lives in, does not depend on the object order, so it is decided
- * here; the boot side only places the surviving strings ("classes") in
- * first-occurrence order. Only byte strings with alignment 1 are merged;
- * other SHF_MERGE sections stay plain chunks (see docs/kit-format.md).
+ * SHF_MERGE sections: deduplication (and, for strings, tail merging) as
+ * ld.bfd (binutils merge.c) does it. Which pieces survive, and which string
+ * each suffix lives in, does not depend on the object order, so it is
+ * decided here; the boot side only places the surviving pieces ("classes")
+ * in first-occurrence order, aligned to their section's alignment. Byte
+ * strings (any alignment) and fixed-size entries are merged; anything else
+ * (wide strings, strings not starting at aligned offsets) stays a plain
+ * chunk (see docs/kit-format.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,7 @@
 
 struct ment {
 	const char *s;
-	uint32_t len;    /* without the NUL */
+	uint32_t len;    /* bytes compared: strings without their NUL */
 	uint32_t suffix; /* entry this one is a tail of, or NONE */
 	uint32_t cls, coff;
 };
@@ -23,6 +25,8 @@ struct mset {
 	size_t n;
 	uint32_t *h;
 	size_t hsize;
+	int strings;    /* SHF_STRINGS: a class holds len + 1 bytes */
+	uint64_t align; /* the sections' alignment (part of the group key) */
 };
 
 static uint32_t mhash(const char *s, uint32_t len)
@@ -89,17 +93,25 @@ static int is_tail(const struct ment *a, const struct ment *b)
 	return a->len > b->len && !memcmp(a->s + (a->len - b->len), b->s, b->len);
 }
 
+/* A string that ends another one lives inside it when its start there
+ * keeps the section's alignment. */
 static void tail_merge(struct mset *m)
 {
 	uint32_t *ord = kb_xcalloc(m->n, sizeof(*ord));
 	uint32_t keep;
 
+	if (!m->strings || m->n == 0) {
+		free(ord);
+		return;
+	}
 	for (size_t i = 0; i < m->n; i++)
 		ord[i] = (uint32_t)i;
 	qsort_r(ord, m->n, sizeof(*ord), revcmp, m->e);
 	keep = ord[m->n - 1];
 	for (size_t i = m->n - 1; i-- > 0;) {
-		if (is_tail(&m->e[keep], &m->e[ord[i]]))
+		const struct ment *a = &m->e[keep], *t = &m->e[ord[i]];
+
+		if (is_tail(a, t) && (a->len - t->len) % m->align == 0)
 			m->e[ord[i]].suffix = keep;
 		else
 			keep = ord[i];
@@ -124,14 +136,37 @@ const struct kb_piece *kb_piece_at(const struct kb_sec *s, uint64_t off)
 	return off < s->pieces[lo].off ? NULL : &s->pieces[lo];
 }
 
-static int mergeable(const struct kb_sec *s)
+/* Byte strings whose strings all start at aligned offsets (as compilers
+ * emit them), NUL padding in between; binutils gives each the alignment of
+ * its offset, which then is the section's. */
+static int strings_aligned(const struct kb_sec *s)
 {
 	const uint8_t *d = s->data;
+	uint64_t a = s->sh.sh_addralign ? s->sh.sh_addralign : 1, p = 0;
 
-	return (s->sh.sh_flags & SHF_MERGE) && (s->sh.sh_flags & SHF_STRINGS) &&
-	       s->sh.sh_entsize == 1 && s->sh.sh_addralign <= 1 &&
-	       s->sh.sh_type == SHT_PROGBITS && s->sh.sh_size && d &&
-	       d[s->sh.sh_size - 1] == 0 && s->sh.sh_size < UINT32_MAX;
+	if (d[s->sh.sh_size - 1] != 0)
+		return 0;
+	while (p < s->sh.sh_size) {
+		if (p % a)
+			return 0;
+		p += strlen((const char *)d + p) + 1;
+		if (a > 1)
+			while (p < s->sh.sh_size && d[p] == 0 && p % a)
+				p++;
+	}
+	return 1;
+}
+
+static int mergeable(const struct kb_sec *s)
+{
+	uint64_t e = s->sh.sh_entsize;
+
+	if (!(s->sh.sh_flags & SHF_MERGE) || s->sh.sh_type != SHT_PROGBITS ||
+	    !s->sh.sh_size || !s->data || s->sh.sh_size >= UINT32_MAX || e == 0)
+		return 0;
+	if (s->sh.sh_flags & SHF_STRINGS)
+		return e == 1 && strings_aligned(s);
+	return s->sh.sh_size % e == 0 && e < UINT32_MAX;
 }
 
 static struct kb_sec *chunk_sec(struct kb *b, size_t c)
@@ -143,22 +178,45 @@ static struct kb_sec *chunk_sec(struct kb *b, size_t c)
 	return &b->objs[r->obj].secs[r->sec];
 }
 
+static void add_piece(struct kb_sec *s, struct mset *m, uint32_t off, uint32_t len,
+		      uint32_t size)
+{
+	struct kb_piece *p;
+
+	s->pieces = kb_xgrow(s->pieces, s->npieces, sizeof(*s->pieces));
+	p = &s->pieces[s->npieces++];
+	p->off = off;
+	p->len = size;
+	p->cls = mset_add(m, (const char *)s->data + off, len); /* entry for now */
+}
+
+/* The pieces binutils' record_section makes: each string, plus one empty
+ * string for the first NUL run at an aligned offset; or fixed entries. */
 static void split_pieces(struct kb_sec *s, struct mset *m)
 {
 	const char *d = s->data;
-	uint32_t off = 0, n = 0;
+	uint32_t size = (uint32_t)s->sh.sh_size, e = (uint32_t)s->sh.sh_entsize;
+	uint64_t a = m->align;
+	uint32_t off = 0;
+	int nul = 0;
 
-	for (uint32_t i = 0; i < s->sh.sh_size; i++)
-		n += d[i] == 0;
-	s->pieces = kb_xcalloc(n, sizeof(*s->pieces));
-	s->npieces = n;
-	for (uint32_t i = 0; i < n; i++) {
+	if (!m->strings) {
+		for (off = 0; off < size; off += e)
+			add_piece(s, m, off, e, e);
+		return;
+	}
+	while (off < size) {
 		uint32_t len = (uint32_t)strlen(d + off);
 
-		s->pieces[i].off = off;
-		s->pieces[i].len = len + 1;
-		s->pieces[i].cls = mset_add(m, d + off, len); /* entry for now */
+		add_piece(s, m, off, len, len + 1);
 		off += len + 1;
+		if (a == 1)
+			continue;
+		for (; off < size && d[off] == 0; off++)
+			if (!nul && off % a == 0) {
+				nul = 1;
+				add_piece(s, m, off, 0, 1);
+			}
 	}
 }
 
@@ -170,8 +228,8 @@ static void emit_classes(struct kb *b, struct mset *m, struct lk_merge_group *g)
 
 		if (m->e[i].suffix != NONE)
 			continue;
-		c.data_off = (uint32_t)kb_buf_add(&b->mdata, m->e[i].s, m->e[i].len + 1);
-		c.size = m->e[i].len + 1;
+		c.size = m->e[i].len + (m->strings ? 1 : 0);
+		c.data_off = (uint32_t)kb_buf_add(&b->mdata, m->e[i].s, c.size);
 		m->e[i].cls = (uint32_t)b->nmclasses;
 		b->mclasses = kb_xgrow(b->mclasses, b->nmclasses, sizeof(*b->mclasses));
 		b->mclasses[b->nmclasses++] = c;
@@ -212,7 +270,8 @@ static int same_group(struct kb *b, size_t c0, size_t c)
 	const struct kb_sec *a = chunk_sec(b, c0), *s = chunk_sec(b, c);
 
 	return b->comp.slots[b->chunks[c0].slot].outsec == b->comp.slots[b->chunks[c].slot].outsec &&
-	       a->sh.sh_flags == s->sh.sh_flags;
+	       a->sh.sh_flags == s->sh.sh_flags && a->sh.sh_entsize == s->sh.sh_entsize &&
+	       a->sh.sh_addralign == s->sh.sh_addralign;
 }
 
 static void build_group(struct kb *b, size_t c0, uint8_t *done)
@@ -220,6 +279,10 @@ static void build_group(struct kb *b, size_t c0, uint8_t *done)
 	struct mset m = { 0 };
 	struct lk_merge_group g = { 0 };
 	uint32_t gi = (uint32_t)b->nmgroups;
+	const struct kb_sec *s0 = chunk_sec(b, c0);
+
+	m.strings = (s0->sh.sh_flags & SHF_STRINGS) != 0;
+	m.align = s0->sh.sh_addralign ? s0->sh.sh_addralign : 1;
 
 	for (size_t c = c0; c < b->nchunks; c++) {
 		struct kb_sec *s = chunk_sec(b, c);
