@@ -63,6 +63,14 @@ rc=$?
 check cli-verify-corrupt "rc $rc: $out" \
 	test $rc -ne 0 -a "$(echo "$out" | wc -l)" -eq 1 -a -n "$(echo "$out" | grep -i "$W/bad.kit")"
 
+head -c 100 "$W/k.kit" >"$W/trunc.kit"
+for cmd in verify info "link --seed 1 -o $W/t.elf"; do
+	out=$("$LK" $cmd "$W/trunc.kit" 2>&1)
+	rc=$?
+	check "cli-truncated-${cmd%% *}" "rc $rc: $out" \
+		test $rc -eq 1 -a "$(echo "$out" | wc -l)" -eq 1 -a -n "$(echo "$out" | grep "$W/trunc.kit")"
+done
+
 # ---- determinism ----
 "$LK" link --seed 1234 -o "$W/a.elf" "$W/k.kit" && "$LK" link --seed 1234 -o "$W/b.elf" "$W/k.kit" &&
 	"$LK" link --seed 1235 -o "$W/c.elf" "$W/k.kit" && "$LK" link --random -o "$W/d.elf" "$W/k.kit" &&
