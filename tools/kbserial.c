@@ -93,13 +93,13 @@ static void merge_symbol(struct kb *b, struct kb_sym *s, const struct kb_sec *se
 {
 	const struct kb_piece *p = kb_piece_at(sec, s->value);
 
-	if (p) {
+	if (p && s->value <= (uint64_t)p->off + p->len) {
 		s->kind = LK_SYM_MERGE;
 		s->ref = p->cls;
 		s->value = p->coff + (s->value - p->off);
 		return;
 	}
-	kb_err(b, "%s: symbol '%s' lies outside merge section %s",
+	kb_err(b, "%s: symbol '%s' lies outside the pieces of merge section %s",
 	       b->objs[s->obj].name, s->name, sec->name);
 }
 
