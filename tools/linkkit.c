@@ -188,7 +188,7 @@ static void usage(void)
 {
 	fputs("usage: linkkit create -o OUT.kit -T SCRIPT.ld -P POLICY [--sign KEY] OBJ.o...\n"
 	      "       linkkit info KIT\n"
-	      "       linkkit verify KIT\n"
+	      "       linkkit verify [-p PUBKEY] KIT\n"
 	      "       linkkit link [--seed HEX | --random] [--map FILE] [--print-layout] -o OUT.elf KIT\n",
 	      stderr);
 }

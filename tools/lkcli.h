@@ -24,6 +24,11 @@ int lkc_unpack(const char *name, const uint8_t *kit, size_t n, uint8_t **payload
 	       size_t *psize, struct lk_kit *k);
 int lkc_trial_link(const char *name, const uint8_t *payload, size_t n, uint32_t seed);
 
+/* lksign.c: signify signatures over the kit header (the trailer). */
+int lkc_sign(const char *key, uint8_t **kit, size_t *ksize);
+int lkc_check_sig(const char *pub, const char *name, const uint8_t *kit, size_t ksize,
+		  const struct lk_kit *k);
+
 int lkc_create(int argc, char **argv);
 int lkc_info(int argc, char **argv);
 int lkc_verify(int argc, char **argv);

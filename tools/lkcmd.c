@@ -29,7 +29,7 @@ static int preflight(const uint8_t *kit, size_t n, const char *out)
 int lkc_create(int argc, char **argv)
 {
 	struct kb_options o = { 0 };
-	const char *out = NULL;
+	const char *out = NULL, *key = NULL;
 	uint8_t *payload = NULL, *kit = NULL;
 	size_t psize, ksize;
 	int rc = 1;
@@ -49,10 +49,9 @@ int lkc_create(int argc, char **argv)
 			o.script_path = argv[++i];
 		else if (!strcmp(a, "-P"))
 			o.policy_path = argv[++i];
-		else if (!strcmp(a, "--sign")) {
-			fprintf(stderr, "linkkit: create: --sign is not supported yet\n");
-			goto out;
-		} else if (a[0] == '-') {
+		else if (!strcmp(a, "--sign"))
+			key = argv[++i];
+		else if (a[0] == '-') {
 			fprintf(stderr, "linkkit: create: unknown option %s\n", a);
 			goto out;
 		} else
@@ -68,7 +67,8 @@ int lkc_create(int argc, char **argv)
 		fprintf(stderr, "linkkit: %s: compression failed\n", out);
 		goto out;
 	}
-	if (preflight(kit, ksize, out) || lkc_write_file(out, kit, ksize))
+	if ((key && lkc_sign(key, &kit, &ksize)) || preflight(kit, ksize, out) ||
+	    lkc_write_file(out, kit, ksize))
 		goto out;
 	rc = 0;
 out:
@@ -195,21 +195,33 @@ int lkc_info(int argc, char **argv)
 
 int lkc_verify(int argc, char **argv)
 {
-	uint8_t *p;
+	const char *pub = NULL, *path;
+	uint8_t *p = NULL, *kit;
 	size_t psize, ksize;
 	struct lk_kit k;
 	int rc;
 
-	if (argc != 2) {
-		fprintf(stderr, "linkkit: verify: usage: linkkit verify KIT\n");
+	if (argc == 4 && !strcmp(argv[1], "-p"))
+		pub = argv[2];
+	if (argc != 2 && !pub) {
+		fprintf(stderr, "linkkit: verify: usage: linkkit verify [-p PUBKEY] KIT\n");
 		return 1;
 	}
-	if (load(argv[1], &p, &psize, &k, &ksize))
+	path = argv[argc - 1];
+	if (lkc_read_file(path, &kit, &ksize))
 		return 1;
-	rc = lkc_trial_link(argv[1], p, psize, 1);
+	rc = lkc_unpack(path, kit, ksize, &p, &psize, &k);
+	if (!rc && pub)
+		rc = lkc_check_sig(pub, path, kit, ksize, &k);
+	free(kit);
+	if (rc) {
+		free(p);
+		return 1;
+	}
+	rc = lkc_trial_link(path, p, psize, 1);
 	free(p);
 	if (rc)
 		return 1;
-	printf("%s: ok\n", argv[1]);
+	printf("%s: ok%s\n", path, pub ? " (signature verified)" : "");
 	return 0;
 }

@@ -71,6 +71,26 @@ for cmd in verify info "link --seed 1 -o $W/t.elf"; do
 		test $rc -eq 1 -a "$(echo "$out" | wc -l)" -eq 1 -a -n "$(echo "$out" | grep "$W/trunc.kit")"
 done
 
+# ---- signatures (signify over the kit header) ----
+if command -v signify-openbsd >/dev/null; then
+	rm -f "$W"/k1.* "$W"/k2.*
+	signify-openbsd -G -n -p "$W/k1.pub" -s "$W/k1.sec" &&
+		signify-openbsd -G -n -p "$W/k2.pub" -s "$W/k2.sec"
+	"$LK" create --sign "$W/k1.sec" -o "$W/s.kit" -T $D/diff.ld -P $D/policy "${OBJS[@]}"
+	out=$("$LK" verify -p "$W/k1.pub" "$W/s.kit" 2>&1)
+	check cli-sign-verify "$out" test "$out" = "$W/s.kit: ok (signature verified)"
+	out=$("$LK" verify -p "$W/k2.pub" "$W/s.kit" 2>&1)
+	check cli-sign-wrong-key "$out" test "$(echo "$out" | tail -1)" = "linkkit: $W/s.kit: bad signature for $W/k2.pub"
+	cp "$W/s.kit" "$W/s2.kit"
+	printf 'x' | dd of="$W/s2.kit" bs=1 seek=$(($(stat -c %s "$W/s2.kit") - 20)) conv=notrunc status=none
+	out=$("$LK" verify -p "$W/k1.pub" "$W/s2.kit" 2>&1)
+	check cli-sign-tampered "$out" test "$(echo "$out" | tail -1)" = "linkkit: $W/s2.kit: bad signature for $W/k1.pub"
+	out=$("$LK" verify -p "$W/k1.pub" "$W/k.kit" 2>&1)
+	check cli-sign-unsigned "$out" test "$out" = "linkkit: $W/k.kit: not signed"
+else
+	echo "skip cli-sign: signify-openbsd not installed"
+fi
+
 # ---- determinism ----
 "$LK" link --seed 1234 -o "$W/a.elf" "$W/k.kit" && "$LK" link --seed 1234 -o "$W/b.elf" "$W/k.kit" &&
 	"$LK" link --seed 1235 -o "$W/c.elf" "$W/k.kit" && "$LK" link --random -o "$W/d.elf" "$W/k.kit" &&
