@@ -21,6 +21,8 @@
 #define LK_KIT_VERSION 1
 #define LK_PAYLOAD_MAGIC 0x4c504b4cu /* "LKPL" */
 #define LK_PAYLOAD_VERSION 1
+/* Interned in every payload strtab; scanned for by the demo kernel. */
+#define LK_KIT_CANARY "relinkboot-kit-canary"
 
 struct lk_kit_header {
 	lk_u8 magic[8];

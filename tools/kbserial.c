@@ -374,6 +374,9 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 	build_data(b, &data);
 	put_relocs(b, &o);
 	put_symbols(b, &o); /* interns names: before the strtab goes out */
+	/* A known string in every payload, so a kernel can scan RAM for
+	 * leftovers of the inflated payload after the handoff. */
+	kb_intern(b, LK_KIT_CANARY);
 	put_table(&o, &o.h.chunks, b->chunks, b->nchunks, sizeof(*b->chunks));
 	put_table(&o, &o.h.slots, b->comp.slots, b->comp.nslots, sizeof(struct lk_slot));
 	put_table(&o, &o.h.outsecs, b->comp.outsecs, b->comp.noutsecs, sizeof(struct lk_outsec));
