@@ -34,6 +34,9 @@ skip_all() {
 names=(relink-1-rng relink-2 relink-3-rng relink-4-installed relink-5-rng-rdrand
        fingerprints-differ disk-unchanged fallback-nokit fallback-flipped
        fallback-undefined debug-seed-fixed)
+# The BIOS stage must also work with little and with much RAM (E820 maps
+# with the kernel near the top of RAM, and RAM above 4 GiB).
+[ "$fw" = bios ] && names+=(mem-64M mem-3G)
 
 need=("$image" "$B/efi/BOOTX64.EFI" "$B/demo/kernel.kit" "$B/demo/fallback.elf")
 [ "$fw" = uefi ] || need+=("$B/stand/stage.bin" "$B/stand/mbr.bin")
@@ -132,10 +135,12 @@ done
 jobs_list+=("fallback-nokit $work/nokit.img" "fallback-flipped $work/flipped.img"
 	   "seeded-1 $work/seeded.img" "seeded-2 $work/seeded.img --rng")
 [ -z "$undef_why" ] && jobs_list+=("fallback-undefined $work/undefined.img")
+[ "$fw" = bios ] && jobs_list+=("mem-64M $image" "mem-3G $image")
 
 run_job() {
 	local name=$1 img=$2
 	shift 2
+	case $name in mem-*) export QEMU_MEM=${name#mem-} ;; esac
 	"$boot" -f "$fw" --copy -t "$limit" -l "$work/$name.log" "$@" "$img" \
 		>"$work/$name.result" 2>&1
 }
@@ -256,4 +261,13 @@ if [ -z "$why" ]; then
 	fi
 fi
 report debug-seed-fixed "$why"
+if [ "$fw" = bios ]; then
+	for m in 64M 3G; do
+		why=$(check_boot "mem-$m" relinked)
+		if [ -z "$why" ] && clean "$work/mem-$m.log" | grep -q 'relinkboot: fallback'; then
+			why="unexpected $(clean "$work/mem-$m.log" | grep -m1 'relinkboot: fallback')"
+		fi
+		report "mem-$m" "$why"
+	done
+fi
 for f in "$work"/*.result; do sed "s|^|# $(basename "$f" .result): |" "$f"; done
