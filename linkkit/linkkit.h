@@ -62,6 +62,29 @@ void lk_sha256_update(struct lk_sha256 *c, const void *data, lk_size len);
 void lk_sha256_final(struct lk_sha256 *c, lk_u8 out[32]);
 void lk_sha256(const void *data, lk_size len, lk_u8 out[32]);
 
+/* ---- sha512.c ---- */
+struct lk_sha512 {
+	lk_u64 state[8];
+	lk_u64 length;
+	lk_u8 block[128];
+	lk_u32 fill;
+};
+void lk_sha512_init(struct lk_sha512 *c);
+void lk_sha512_update(struct lk_sha512 *c, const void *data, lk_size len);
+void lk_sha512_final(struct lk_sha512 *c, lk_u8 out[64]);
+void lk_sha512(const void *data, lk_size len, lk_u8 out[64]);
+
+/* ---- ed25519.c: Ed25519 (RFC 8032), pure variant ---- */
+/* sk is the 32-byte seed followed by the 32-byte public key (the layout
+ * signify stores). Signing is constant-time in the secret. */
+void lk_ed25519_pubkey(lk_u8 pk[32], const lk_u8 seed[32]);
+void lk_ed25519_sign(lk_u8 sig[64], const void *msg, lk_size len,
+		     const lk_u8 sk[64]);
+/* 0 when sig is a valid signature of msg under pk; -1 otherwise (also for
+ * a non-canonical S or an undecodable point). */
+int lk_ed25519_verify(const lk_u8 sig[64], const void *msg, lk_size len,
+		      const lk_u8 pk[32]);
+
 /* ---- chacha.c / rng.c: ChaCha20 (RFC 8439) and the layout generator ---- */
 void lk_chacha20_block(const lk_u32 key[8], lk_u32 counter,
 		       const lk_u32 nonce[3], lk_u8 out[64]);
