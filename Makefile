@@ -20,6 +20,7 @@ include efi/rules.mk
 include stand/rules.mk
 include tools/mkimage.mk
 include test/qemu/rules.mk
+include bench/rules.mk
 
 .PHONY: all deps test run bench clean format
 all: deps-ok $(ALL)

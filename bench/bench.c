@@ -1,0 +1,269 @@
+/*
+ * `make bench`: runs the boot-side core on the host, phase by phase, on a
+ * real kit, and prints the median of several runs per phase. The core is
+ * linked from the freestanding objects the UEFI stage uses (-Os, general
+ * registers only), so the numbers are the boot code's, not a tuned host
+ * build's. Also times zlib's inflate of the same stream and a memcpy of
+ * the image, because the targets are ratios against those.
+ *
+ * Usage: bench KIT [RUNS]
+ * Output: one `phase NAME MS MB/s` line per phase, then `key value` lines
+ * (bench/run.sh turns them into the docs/bench.md table).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+#include "linkkit.h"
+
+#define MAX_RUNS 31
+
+/* Peak of bytes held through the host's alloc: the core's own memory. */
+struct mem_count {
+	lk_size cur, peak;
+};
+
+static void *count_alloc(void *ctx, lk_size size)
+{
+	struct mem_count *m = ctx;
+	void *p = calloc(1, size ? size : 1);
+
+	if (p) {
+		m->cur += size;
+		if (m->cur > m->peak)
+			m->peak = m->cur;
+	}
+	return p;
+}
+
+static void count_free(void *ctx, void *ptr, lk_size size)
+{
+	struct mem_count *m = ctx;
+
+	if (ptr)
+		m->cur -= size;
+	free(ptr);
+}
+
+static void print_log(void *ctx, int level, const char *line)
+{
+	(void)ctx;
+	(void)level;
+	fprintf(stderr, "bench: %s\n", line);
+}
+
+static lk_size no_entropy(void *ctx, void *buf, lk_size len)
+{
+	(void)ctx;
+	memset(buf, 0, len);
+	return 0;
+}
+
+static struct mem_count mem;
+static const struct lk_host host = {
+	&mem, count_alloc, count_free, print_log, no_entropy, LK_LOG_WARN,
+};
+
+/* Writes every page so later timings see no page faults; volatile so the
+ * compiler cannot drop it as a dead store before a memcpy. */
+static void touch(void *p, size_t n)
+{
+	volatile unsigned char *v = p;
+
+	for (size_t i = 0; i < n; i += 4096)
+		v[i] = 1;
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static unsigned char *read_file(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *p = NULL;
+	long len;
+
+	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+		goto out;
+	p = malloc(len ? len : 1);
+	if (p && fread(p, 1, len, f) != (size_t)len) {
+		free(p);
+		p = NULL;
+	}
+	*n = len;
+out:
+	if (f)
+		fclose(f);
+	return p;
+}
+
+enum { P_VERIFY, P_INFLATE, P_PARSE, P_PLACE, P_WRITE, P_ZLIB, P_MEMCPY, NPHASE };
+static const char *const phase_name[NPHASE] = {
+	"verify", "inflate", "parse", "place", "write", "zlib-inflate", "memcpy-image",
+};
+
+struct result {
+	double t[NPHASE][MAX_RUNS];
+	lk_u64 payload, image, zsize, kit;
+	lk_u32 nreloc, nobj;
+	lk_size core_peak;
+};
+
+/* One whole boot-side relink, as a stage does it, timed per phase. */
+static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, struct result *r)
+{
+	struct lk_kit k;
+	struct lk_link *L = NULL;
+	struct lk_image_info in;
+	struct lk_rng rng;
+	unsigned char *payload, *img;
+	double t0, t1;
+	int rc;
+
+	if (lk_kit_open(&host, kit, kn, "kit", &k))
+		return 1;
+	t0 = now_ms();
+	rc = lk_kit_open(&host, kit, kn, "kit", &k);
+	r->t[P_VERIFY][run] = now_ms() - t0;
+	payload = malloc(k.payload_size);
+	/* Touch the buffers first: page faults are the host's, not the core's. */
+	touch(payload, k.payload_size);
+	t0 = now_ms();
+	rc = rc ? rc : lk_kit_inflate(&host, &k, "kit", payload, k.payload_size);
+	r->t[P_INFLATE][run] = now_ms() - t0;
+	t0 = now_ms();
+	rc = rc ? rc : lk_link_open(&host, payload, k.payload_size, "kit", &L);
+	r->t[P_PARSE][run] = now_ms() - t0;
+	lk_rng_init(&rng, &seed, sizeof(seed));
+	t0 = now_ms();
+	rc = rc ? rc : lk_link_layout(L, &rng);
+	r->t[P_PLACE][run] = now_ms() - t0;
+	if (rc) {
+		free(payload);
+		return 1;
+	}
+	lk_link_info(L, &in);
+	r->image = in.load_hi - in.load_lo;
+	img = malloc(r->image);
+	touch(img, r->image);
+	t0 = now_ms();
+	rc = lk_link_write(L, img, &rng);
+	t1 = now_ms();
+	r->t[P_WRITE][run] = t1 - t0;
+	r->payload = k.payload_size;
+	r->zsize = k.zsize;
+	r->kit = kn;
+	{
+		const struct lk_payload_header *h = (const void *)payload;
+		r->nreloc = h->relocs.count;
+		r->nobj = h->objects.count;
+	}
+	lk_link_close(L);
+	/* zlib's inflate of the same stream into the same (warm) buffer. */
+	uLongf out = k.payload_size;
+	t0 = now_ms();
+	if (uncompress(payload, &out, k.zdata, k.zsize) != Z_OK || out != k.payload_size)
+		rc = 1;
+	r->t[P_ZLIB][run] = now_ms() - t0;
+	/* A plain copy of an image-sized buffer into warm memory. */
+	unsigned char *copy = malloc(r->image);
+	touch(copy, r->image);
+	t0 = now_ms();
+	memcpy(copy, img, r->image);
+	r->t[P_MEMCPY][run] = now_ms() - t0;
+	if (copy[r->image / 2] != img[r->image / 2])
+		rc = 1;
+	free(copy);
+	free(img);
+	free(payload);
+	return rc;
+}
+
+static void report(struct result *r, int runs)
+{
+	double med[NPHASE], bytes[NPHASE];
+	double relink, link;
+	int p;
+
+	bytes[P_VERIFY] = r->kit;
+	bytes[P_INFLATE] = bytes[P_ZLIB] = r->payload;
+	bytes[P_PARSE] = r->payload;
+	bytes[P_PLACE] = r->payload;
+	bytes[P_WRITE] = bytes[P_MEMCPY] = r->image;
+	for (p = 0; p < NPHASE; p++) {
+		med[p] = median(r->t[p], runs);
+		printf("phase %s %.3f ms %.1f MB/s\n", phase_name[p], med[p],
+		       med[p] > 0 ? bytes[p] / 1e3 / med[p] : 0);
+	}
+	relink = med[P_VERIFY] + med[P_INFLATE] + med[P_PARSE] + med[P_PLACE] + med[P_WRITE];
+	link = med[P_PARSE] + med[P_PLACE] + med[P_WRITE];
+	printf("runs %d\n", runs);
+	printf("objects %u\n", r->nobj);
+	printf("relocations %u\n", r->nreloc);
+	printf("relocs_per_s %.0f\n", med[P_WRITE] > 0 ? r->nreloc / med[P_WRITE] * 1e3 : 0);
+	printf("kit_bytes %llu\n", (unsigned long long)r->kit);
+	printf("payload_bytes %llu\n", (unsigned long long)r->payload);
+	printf("image_bytes %llu\n", (unsigned long long)r->image);
+	printf("relink_ms %.3f\n", relink);
+	printf("link_ms %.3f\n", link);
+	printf("link_over_memcpy %.2f\n", med[P_MEMCPY] > 0 ? link / med[P_MEMCPY] : 0);
+	printf("inflate_over_zlib %.2f\n", med[P_ZLIB] > 0 ? med[P_INFLATE] / med[P_ZLIB] : 0);
+	printf("core_peak_bytes %llu\n", (unsigned long long)r->core_peak);
+	/* What a stage holds at its peak: kit file, payload, image and the
+	 * core's own tables. */
+	printf("stage_peak_bytes %llu\n",
+	       (unsigned long long)(r->kit + r->payload + r->image + r->core_peak));
+	printf("peak_over_image %.2f\n",
+	       r->image ? (double)(r->kit + r->payload + r->image + r->core_peak) / r->image : 0);
+}
+
+int main(int argc, char **argv)
+{
+	static struct result r;
+	unsigned char *kit;
+	size_t kn;
+	int runs = argc > 2 ? atoi(argv[2]) : 7, i;
+
+	if (argc < 2 || runs < 1 || runs > MAX_RUNS) {
+		fprintf(stderr, "usage: bench KIT [RUNS<=%d]\n", MAX_RUNS);
+		return 2;
+	}
+	kit = read_file(argv[1], &kn);
+	if (!kit) {
+		fprintf(stderr, "bench: %s: cannot read\n", argv[1]);
+		return 1;
+	}
+	for (i = 0; i < runs; i++) {
+		mem.cur = mem.peak = 0;
+		if (one_run(kit, kn, i, 0x9e3779b9u * (i + 1), &r)) {
+			fprintf(stderr, "bench: %s: run %d failed\n", argv[1], i);
+			return 1;
+		}
+		if (mem.peak > r.core_peak)
+			r.core_peak = mem.peak;
+		if (mem.cur)
+			fprintf(stderr, "bench: %s: %zu bytes not freed\n", argv[1], (size_t)mem.cur);
+	}
+	report(&r, runs);
+	free(kit);
+	return 0;
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Times GNU ld (bfd) and ld.lld producing the same image as the kit, from
+the same objects in the order `linkkit link --print-layout` printed, and
+checks the images are equal (differential check on the bench corpus).
+
+Usage: ldtime.py LINKKIT KIT OBJDIR POLICY SCRIPT WORKDIR RUNS SEEDS
+Prints `key value` lines: ld_bfd_ms, ld_lld_ms (medians over RUNS on the
+first seed's order), diff_bfd / diff_lld (`N/M identical` or the first
+difference), and mold (why it is not timed)."""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'test', 'diff'))
+from elfcmp import compare  # noqa: E402
+from mkgap import gap_asm  # noqa: E402
+
+LD = {
+    'bfd': ['ld.bfd', '-static', '-nostdlib', '--build-id=none', '-z', 'noexecstack'],
+    'lld': ['ld.lld', '-static', '-nostdlib', '--build-id=none'],
+}
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def first_line(s):
+    return (s.strip().split('\n') or [''])[0]
+
+
+def layout_objects(lk, kit, seed, policy, objdir, w):
+    """Links the kit with the seed; returns (kit ELF, object list) or an error."""
+    kelf, gap_s, gap_o = (os.path.join(w, f) for f in ('kit.elf', 'gap.s', 'gap.o'))
+    rc, out, err = run([lk, 'link', '--seed', seed, '--print-layout', '-o', kelf, kit])
+    if rc:
+        return None, 'linkkit link: ' + first_line(err)
+    layout = out.splitlines()
+    with open(policy) as f, open(gap_s, 'w') as g:
+        g.write(gap_asm(f, layout))
+    rc, _, err = run(['as', '--64', gap_s, '-o', gap_o])
+    if rc:
+        return None, 'gap object: ' + first_line(err)
+    objs = []
+    for line in layout:
+        wds = line.split()
+        if wds and wds[0] == 'object':
+            if wds[1] == 'gap':
+                objs.append(gap_o)
+            elif wds[1] != '<got>':
+                objs.append(os.path.join(objdir, wds[1]))
+    return kelf, objs
+
+
+def time_ld(linker, script, objs, out, runs):
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        rc, _, err = run(LD[linker] + ['-T', script, '-o', out] + objs)
+        times.append((time.perf_counter() - t0) * 1e3)
+        if rc:
+            return None, f'ld.{linker}: ' + first_line(err)
+    return statistics.median(times), None
+
+
+def main():
+    lk, kit, objdir, policy, script, w, runs, seeds = sys.argv[1:9]
+    runs, seeds = int(runs), int(seeds)
+    os.makedirs(w, exist_ok=True)
+    same = {'bfd': 0, 'lld': 0}
+    bad = {'bfd': None, 'lld': None}
+    for i in range(1, seeds + 1):
+        kelf, objs = layout_objects(lk, kit, '%x' % (i * 2654435761), policy, objdir, w)
+        if kelf is None:
+            print(f'error {objs}')
+            return
+        for linker in ('bfd', 'lld'):
+            ref = os.path.join(w, f'ref-{linker}.elf')
+            ms, err = time_ld(linker, script, objs, ref, runs if i == 1 else 1)
+            if err:
+                bad[linker] = bad[linker] or err
+                continue
+            if i == 1:
+                print(f'ld_{linker}_ms {ms:.1f}')
+            msg = compare(kelf, ref)
+            if msg:
+                bad[linker] = bad[linker] or f'seed {i}: {msg}'
+            else:
+                same[linker] += 1
+    for linker in ('bfd', 'lld'):
+        s = f'{same[linker]}/{seeds} identical'
+        if bad[linker]:
+            s += f'; first difference: {bad[linker]}'
+        print(f'diff_{linker} {s}')
+    if shutil.which('mold'):
+        print('mold not timed: mold takes no linker script with SECTIONS')
+    else:
+        print('mold not timed: not installed (and it takes no SECTIONS script)')
+
+
+main()

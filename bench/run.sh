@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# `make bench` (issue 6): on each corpus, creates the kit, runs the boot-side
+# core per phase (build/bench/bench), times ld.bfd and ld.lld producing the
+# same image from the same objects in the printed order (bench/ldtime.py,
+# which also checks the images are byte-identical), and prints one markdown
+# table per corpus plus the ratios against the issue's targets.
+#
+# Corpora (cached under cache/, git-ignored):
+#  synth: bench/gen-kernel.py, BENCH_SYNTH_OBJS objects (default 3000).
+#  linux: Debian's linux-source-6.1, x86-64 tinyconfig + serial console
+#         (bench/linux.sh; needs `bench/deps.sh`); skipped if unavailable.
+# Knobs: BENCH_RUNS (default 7), BENCH_SEEDS (default 3), BENCH_CORPORA
+# (default "synth linux").
+# Usage: bench/run.sh [BUILD_DIR]
+set -u
+B=${1:-build}
+LK=$B/tools/linkkit
+BIN=$B/bench/bench
+C=${BENCH_CACHE:-cache}
+W=$B/bench/work
+RUNS=${BENCH_RUNS:-7}
+SEEDS=${BENCH_SEEDS:-3}
+mkdir -p "$W"
+
+# kv FILE KEY: the value of a `key value` line.
+kv() { sed -n "s/^$2 //p" "$1" | head -1; }
+phase() { sed -n "s/^phase $2 \([0-9.]*\) ms \([0-9.]*\) MB\/s/\1 \2/p" "$1"; }
+ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print('%.2f' % (a/b) if b else 'n/a')" "$1" "$2"; }
+verdict() { python3 -c "import sys; v=float(sys.argv[1]); t=float(sys.argv[3]); ok = v>=t if sys.argv[2]=='ge' else v<t; print('met' if ok else 'MISSED')" "$1" "$2" "$3"; }
+
+# One corpus: NAME OBJDIR SCRIPT POLICY OBJ...
+bench_corpus() {
+	local name=$1 objdir=$2 script=$3 policy=$4 kit=$W/$1.kit out=$W/$1.out ld=$W/$1.ld t0 t1
+	shift 4
+	t0=$(date +%s.%N)
+	if ! "$LK" create -o "$kit" -T "$script" -P "$policy" "$@" 2>"$W/$name.create.err"; then
+		echo "corpus $name: linkkit create failed: $(head -1 "$W/$name.create.err")"
+		return
+	fi
+	t1=$(date +%s.%N)
+	if ! "$BIN" "$kit" "$RUNS" >"$out" 2>"$W/$name.bench.err"; then
+		echo "corpus $name: bench failed: $(head -1 "$W/$name.bench.err")"
+		return
+	fi
+	python3 bench/ldtime.py "$LK" "$kit" "$objdir" "$policy" "$script" "$W/$name-ld" \
+		"$RUNS" "$SEEDS" >"$ld"
+	local relink lld bfd link mc inf zl img peak
+	relink=$(kv "$out" relink_ms)
+	link=$(kv "$out" link_ms)
+	lld=$(kv "$ld" ld_lld_ms)
+	bfd=$(kv "$ld" ld_bfd_ms)
+	mc=$(phase "$out" memcpy-image | cut -d' ' -f1)
+	inf=$(phase "$out" inflate | cut -d' ' -f1)
+	zl=$(phase "$out" zlib-inflate | cut -d' ' -f1)
+	img=$(kv "$out" image_bytes)
+	peak=$(kv "$out" stage_peak_bytes)
+	echo
+	echo "### Corpus $name: $(kv "$out" objects) objects, $(kv "$out" relocations) relocations," \
+		"kit $(kv "$out" kit_bytes) B, payload $(kv "$out" payload_bytes) B, image $img B"
+	echo
+	echo "linkkit create (host, once): $(python3 -c "print('%.0f' % (($t1-$t0)*1e3))") ms; median of $RUNS runs below."
+	echo
+	echo "| phase | ms | MB/s |"
+	echo "|---|---:|---:|"
+	for p in verify inflate parse place write zlib-inflate memcpy-image; do
+		set -- $(phase "$out" $p)
+		echo "| $p | $1 | $2 |"
+	done
+	echo "| relink (verify+inflate+parse+place+write) | $relink | |"
+	echo "| ld.bfd, same objects and order | ${bfd:-failed} | |"
+	echo "| ld.lld, same objects and order | ${lld:-failed} | |"
+	echo
+	echo "write = copy + fill + relocate: $(kv "$out" relocs_per_s) relocations/s;" \
+		"core allocations peak $(kv "$out" core_peak_bytes) B;" \
+		"stage peak (kit + payload + image + core) $peak B"
+	echo
+	echo "| target | measured | verdict |"
+	echo "|---|---:|---|"
+	if [ -n "$lld" ]; then
+		r=$(ratio "$lld" "$relink")
+		echo "| relink >= 6x faster than ld.lld | $r x | $(verdict "$r" ge 6) |"
+	else
+		echo "| relink >= 6x faster than ld.lld | ld.lld failed | n/a |"
+	fi
+	r=$(ratio "$link" "$mc")
+	echo "| link (parse+place+write) within 4x of memcpy | $r x | $(verdict "$r" lt 4.0001) |"
+	r=$(ratio "$zl" "$inf")
+	echo "| inflate >= zlib speed | $r x zlib | $(verdict "$r" ge 1) |"
+	r=$(ratio "$peak" "$img")
+	echo "| peak memory < 3x image | $r x | $(verdict "$r" lt 3) |"
+	echo
+	echo "Differential check ($SEEDS seeds, loaded segments): ld.bfd $(kv "$ld" diff_bfd);" \
+		"ld.lld $(kv "$ld" diff_lld). $(grep '^mold' "$ld")"
+	grep '^error' "$ld" | sed 's/^error /ld timing failed: /'
+}
+
+synth() {
+	local n=${BENCH_SYNTH_OBJS:-3000} d
+	d=$C/synth-$n
+	if [ ! -e "$d/done" ]; then
+		python3 bench/gen-kernel.py "$d" "$n" || return
+		(cd "$d" && sed 's/\.s$//' sources.txt | nice -n 10 xargs -P2 -I{} as --64 {}.s -o {}.o) || return
+		find "$d" -name "*.s" -delete
+		touch "$d/done"
+	fi
+	bench_corpus synth "$d" bench/synth.ld bench/synth.policy $(sed "s|^|$d/|; s|\.s\$|.o|" "$d/sources.txt")
+}
+
+linux() {
+	local src d
+	if ! src=$(bench/linux.sh "$C" 2>"$W/linux.build.err"); then
+		echo "corpus linux: skipped: $(head -1 "$W/linux.build.err")"
+		return
+	fi
+	d=$C/linux-objs
+	bench/linux-objs.sh "$src" "$d" || { echo "corpus linux: object list failed"; return; }
+	bench_corpus linux "$d" "$d/vmlinux.lds" bench/linux.policy $(cat "$d/objects.txt")
+}
+
+echo "## make bench on $(uname -m), $(nproc) cores, $(date -u +%Y-%m-%d)"
+for c in ${BENCH_CORPORA:-synth linux}; do
+	$c
+done
