@@ -247,6 +247,16 @@ int lk_snprintf(char *buf, lk_size size, const char *fmt, ...)
 	return n;
 }
 
+/* Names in log lines come from untrusted kits, ELF files and configs: a
+ * control byte there (newline, CR, ESC) could split the line or forge
+ * console output such as a fake "demo: PASS" (found by fuzz/). */
+static void lk_log_sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+			*s = '?';
+}
+
 void lk_log(const struct lk_host *h, int level, const char *fmt, ...)
 {
 	char line[256];
@@ -257,5 +267,6 @@ void lk_log(const struct lk_host *h, int level, const char *fmt, ...)
 	__builtin_va_start(ap, fmt);
 	lk_vsnprintf(line, sizeof(line), fmt, ap);
 	__builtin_va_end(ap);
+	lk_log_sanitize(line);
 	h->log(h->ctx, level, line);
 }
