@@ -85,6 +85,26 @@ void lk_ed25519_sign(lk_u8 sig[64], const void *msg, lk_size len,
 int lk_ed25519_verify(const lk_u8 sig[64], const void *msg, lk_size len,
 		      const lk_u8 pk[32]);
 
+/* ---- kitsig.c: signify signatures on kits and the fallback ---- */
+struct lk_pubkey {
+	lk_u8 keynum[8]; /* signify's key number: names the key */
+	lk_u8 key[32];   /* Ed25519 public key */
+};
+/* A signify public key: the base64 line alone, or the whole .pub file. */
+int lk_pubkey_parse(const void *text, lk_size len, struct lk_pubkey *out);
+/* Checks a signify signature file (detached, `signify -S -x`) over msg.
+ * On failure one error line names `name`. */
+int lk_sig_check(const struct lk_host *h, const struct lk_pubkey *pk,
+		 const char *name, const void *msg, lk_size len,
+		 const void *sig, lk_size siglen);
+/* Checks a signed kit (LK_KIT_F_SIGNED, trailer after the stream) using
+ * nothing but the header's payload_zsize and flags: call it before
+ * lk_kit_open when a key is configured. Unsigned kits are refused. */
+int lk_kit_check_sig(const struct lk_host *h, const struct lk_pubkey *pk,
+		     const char *name, const void *kit, lk_u64 size);
+/* The detached signature's path next to `path` (extension -> .SIG). */
+int lk_sig_path(const char *path, char *out, lk_size size);
+
 /* ---- chacha.c / rng.c: ChaCha20 (RFC 8439) and the layout generator ---- */
 void lk_chacha20_block(const lk_u32 key[8], lk_u32 counter,
 		       const lk_u32 nonce[3], lk_u8 out[64]);

@@ -28,6 +28,9 @@ int lkc_trial_link(const char *name, const uint8_t *payload, size_t n, uint32_t 
 int lkc_sign(const char *key, uint8_t **kit, size_t *ksize);
 int lkc_check_sig(const char *pub, const char *name, const uint8_t *kit, size_t ksize,
 		  const struct lk_kit *k);
+/* A signify signature file (text) for msg, made with our Ed25519. */
+int lkc_sign_buf(const char *key, const void *msg, size_t len, char **out, size_t *olen);
+int lkc_load_pubkey(const char *pub, struct lk_pubkey *pk);
 
 int lkc_create(int argc, char **argv);
 int lkc_info(int argc, char **argv);

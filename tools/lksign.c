@@ -1,81 +1,164 @@
 /*
- * Kit signatures with signify(1) (Debian: signify-openbsd). The signed
+ * Kit signatures in signify(1) format (Debian: signify-openbsd), made and
+ * checked with linkkit/ed25519.c (no signify binary needed). The signed
  * message is the 64-byte kit header: it holds the SHA-256 of the zlib
  * stream, so it covers the whole payload. The trailer after the stream is
  * the signify signature file, verbatim.
+ *
+ * signify secret key file (decoded base64 line, 104 bytes): "Ed", "BK",
+ * kdfrounds (big-endian u32), salt[16], checksum[8], keynum[8],
+ * seed||pubkey[64]. Only unencrypted keys (`signify -G -n`, rounds 0)
+ * are supported: the bcrypt KDF is not implemented here.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "kb.h"
 #include "lkcli.h"
 
-#define SIGNIFY "signify-openbsd"
+#define SECKEY_RAW 104
 
-/* Runs argv without a shell; 0 when it exits with status 0. */
-static int run(char *const argv[])
+static const char b64[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void b64_encode(const uint8_t *p, size_t n, char *out)
 {
-	pid_t pid = fork();
-	int st;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16;
 
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execvp(argv[0], argv);
-		fprintf(stderr, "linkkit: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+		if (i + 1 < n)
+			v |= (uint32_t)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= p[i + 2];
+		*out++ = b64[v >> 18];
+		*out++ = b64[(v >> 12) & 63];
+		*out++ = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+		*out++ = i + 2 < n ? b64[v & 63] : '=';
 	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	*out = 0;
 }
 
-static int temp_file(char *path, const void *p, size_t n)
+static int b64_val(int c)
 {
-	int fd = mkstemp(path);
-	int rc;
+	const char *p = c ? strchr(b64, c) : NULL;
 
-	if (fd < 0)
+	return p ? (int)(p - b64) : -1;
+}
+
+/* The second line of a signify file, decoded to exactly `want` bytes. */
+static int read_signify(const char *path, uint8_t *raw, size_t want)
+{
+	uint8_t *t;
+	size_t n, i = 0, got = 0;
+	uint32_t acc = 0, bits = 0;
+
+	if (lkc_read_file(path, &t, &n))
 		return -1;
-	rc = write(fd, p, n) == (ssize_t)n ? 0 : -1;
-	return close(fd) || rc ? -1 : 0;
+	while (i < n && t[i] != '\n')
+		i++;
+	for (i++; i < n && t[i] != '\n' && t[i] != '=' && got < want + 1; i++) {
+		int v = b64_val(t[i]);
+
+		if (v < 0)
+			break;
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (got < want)
+				raw[got] = (uint8_t)(acc >> bits);
+			got++;
+		}
+	}
+	memset(t, 0, n);
+	free(t);
+	return got == want && raw[0] == 'E' && raw[1] == 'd' ? 0 : -1;
+}
+
+static int load_seckey(const char *key, uint8_t sk[SECKEY_RAW])
+{
+	uint8_t sum[64];
+
+	if (read_signify(key, sk, SECKEY_RAW) || sk[2] != 'B' || sk[3] != 'K') {
+		fprintf(stderr, "linkkit: %s: not a signify secret key\n", key);
+		return -1;
+	}
+	if (sk[4] | sk[5] | sk[6] | sk[7]) {
+		fprintf(stderr, "linkkit: %s: passphrase-protected keys are not supported "
+				"(make the key with signify -G -n)\n", key);
+		return -1;
+	}
+	lk_sha512(sk + 40, 64, sum);
+	if (memcmp(sum, sk + 24, 8)) {
+		fprintf(stderr, "linkkit: %s: corrupt secret key (checksum)\n", key);
+		return -1;
+	}
+	return 0;
+}
+
+/* A signify signature file for msg; *out is malloc'd text. */
+int lkc_sign_buf(const char *key, const void *msg, size_t len, char **out, size_t *olen)
+{
+	uint8_t sk[SECKEY_RAW], raw[74];
+	char line[128], *t;
+	const char *base = strrchr(key, '/');
+	size_t blen;
+	int n;
+
+	if (load_seckey(key, sk)) {
+		memset(sk, 0, sizeof(sk));
+		return -1;
+	}
+	raw[0] = 'E', raw[1] = 'd';
+	memcpy(raw + 2, sk + 32, 8);
+	lk_ed25519_sign(raw + 10, msg, len, sk + 40);
+	memset(sk, 0, sizeof(sk));
+	b64_encode(raw, sizeof(raw), line);
+	base = base ? base + 1 : key;
+	blen = strlen(base);
+	if (blen > 4 && !strcmp(base + blen - 4, ".sec"))
+		blen -= 4;
+	t = kb_xrealloc(NULL, blen + sizeof(line) + 64, 1);
+	n = sprintf(t, "untrusted comment: verify with %.*s.pub\n%s\n", (int)blen, base, line);
+	*out = t;
+	*olen = (size_t)n;
+	return 0;
 }
 
 /* Sets LK_KIT_F_SIGNED, signs the header and appends the signature. */
 int lkc_sign(const char *key, uint8_t **kit, size_t *ksize)
 {
-	char hdr[] = "/tmp/linkkit-hdr-XXXXXX", sig[64];
 	struct lk_kit_header h;
-	uint8_t *s = NULL;
+	char *s;
 	size_t slen;
-	int rc = -1;
 
 	memcpy(&h, *kit, sizeof(h));
 	h.flags |= LK_KIT_F_SIGNED;
 	memcpy(*kit, &h, sizeof(h));
-	if (temp_file(hdr, &h, sizeof(h)))
-		return -1;
-	snprintf(sig, sizeof(sig), "%s.sig", hdr);
-	{
-		char *argv[] = { SIGNIFY, "-S", "-s", (char *)key, "-m", hdr, "-x", sig, NULL };
-
-		if (run(argv) == 0 && lkc_read_file(sig, &s, &slen) == 0) {
-			*kit = kb_xrealloc(*kit, *ksize + slen, 1);
-			memcpy(*kit + *ksize, s, slen);
-			*ksize += slen;
-			rc = 0;
-		}
-	}
-	if (rc)
+	if (lkc_sign_buf(key, &h, sizeof(h), &s, &slen)) {
 		fprintf(stderr, "linkkit: cannot sign with %s\n", key);
+		return -1;
+	}
+	*kit = kb_xrealloc(*kit, *ksize + slen, 1);
+	memcpy(*kit + *ksize, s, slen);
+	*ksize += slen;
 	free(s);
-	remove(hdr);
-	remove(sig);
+	return 0;
+}
+
+int lkc_load_pubkey(const char *pub, struct lk_pubkey *pk)
+{
+	uint8_t *t;
+	size_t n;
+	int rc;
+
+	if (lkc_read_file(pub, &t, &n))
+		return -1;
+	rc = lk_pubkey_parse(t, n, pk);
+	free(t);
+	if (rc)
+		fprintf(stderr, "linkkit: %s: not a signify public key\n", pub);
 	return rc;
 }
 
@@ -83,21 +166,10 @@ int lkc_sign(const char *key, uint8_t **kit, size_t *ksize)
 int lkc_check_sig(const char *pub, const char *name, const uint8_t *kit, size_t ksize,
 		  const struct lk_kit *k)
 {
-	char hdr[] = "/tmp/linkkit-hdr-XXXXXX", sig[] = "/tmp/linkkit-sig-XXXXXX";
-	size_t end = sizeof(struct lk_kit_header) + (size_t)k->zsize;
-	char *argv[] = { SIGNIFY, "-V", "-q", "-p", (char *)pub, "-m", hdr, "-x", sig, NULL };
-	int rc = -1;
+	struct lk_pubkey pk;
 
-	if (!(k->flags & LK_KIT_F_SIGNED) || end >= ksize) {
-		fprintf(stderr, "linkkit: %s: not signed\n", name);
+	(void)k;
+	if (lkc_load_pubkey(pub, &pk))
 		return -1;
-	}
-	if (temp_file(hdr, kit, sizeof(struct lk_kit_header)) == 0 &&
-	    temp_file(sig, kit + end, ksize - end) == 0)
-		rc = run(argv);
-	if (rc)
-		fprintf(stderr, "linkkit: %s: bad signature for %s\n", name, pub);
-	remove(hdr);
-	remove(sig);
-	return rc;
+	return lk_kit_check_sig(&lkc_host, &pk, name, kit, ksize);
 }
