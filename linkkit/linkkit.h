@@ -46,7 +46,9 @@ int lk_snprintf(char *buf, lk_size size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int lk_vsnprintf(char *buf, lk_size size, const char *fmt,
 		 __builtin_va_list ap);
-/* Formats and sends one line through host->log if level <= log_level. */
+/* Formats and sends one line through host->log if level <= log_level.
+ * Control bytes (< 0x20, 0x7f) become '?': names come from untrusted
+ * files and must not split the line or forge console output. */
 void lk_log(const struct lk_host *h, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
