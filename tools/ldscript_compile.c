@@ -792,6 +792,10 @@ static void emit_outsec(struct cc *c, const struct ls_stmt *st)
 			c->next_desc += b->kind == LS_INPUT;
 		return;
 	}
+	if (os->info && !outsec_empty(c, idx, os))
+		cerr(c, st->file, st->line,
+		     "output section %s: a non-allocated (INFO) section with input is not supported",
+		     os->name);
 	flags = emit_outsec_operands(c, os);
 	emit(c, LK_S_SECTION, flags, idx, 0);
 	c->cur = idx;

@@ -128,6 +128,7 @@ struct ls_outdesc {
 	const char *name;
 	struct ls_expr *vma, *align, *lma;
 	int noload, discard;
+	int info; /* (INFO), (COPY), (DSECT), (OVERLAY): non-allocated */
 	struct ls_stmt *body;
 	const char **phdrs;
 	int nphdrs;

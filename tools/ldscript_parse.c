@@ -835,6 +835,13 @@ static int parse_sec_type(struct parser *p, struct ls_outdesc *os)
 				os->noload = 1;
 				return 1;
 			}
+			/* GNU ld makes COPY, INFO, DSECT and OVERLAY sections
+			 * non-allocated; the compiler accepts them only empty
+			 * (Linux's `.got.plt (INFO)`, checked by its ASSERT). */
+			if (i <= 4) {
+				os->info = 1;
+				return 1;
+			}
 			return unsupported(p, t.line, t.text, t.len);
 		}
 	*p->lx = saved;

@@ -693,8 +693,8 @@ static void test_errors(void)
 		{ "SECTIONS { .a : { SORT(*)(.a) } }",
 		  "t.ld:1: unsupported construct 'SORT' on file names\n" },
 		{ "SECTIONS { .a : { foo.o } }", "t.ld:1: unsupported construct 'foo.o'\n" },
-		{ "SECTIONS { .a (COPY) : { *(.a) } }",
-		  "t.ld:1: unsupported construct 'COPY'\n" },
+		{ "SECTIONS { .a (READONLY) : { *(.a) } }",
+		  "t.ld:1: unsupported construct 'READONLY'\n" },
 		{ "SECTIONS { /DISCARD/ : { BYTE(1) } }",
 		  "t.ld:1: unsupported construct 'statement other than an input description in /DISCARD/'\n" },
 		{ "}", "t.ld:1: unexpected '}'\n" },
@@ -953,6 +953,44 @@ static void test_misc(void)
 	}
 	tctx_free(&t);
 	report("misc");
+}
+
+/* (INFO) and its synonyms: accepted while empty, as Linux's `.got.plt
+ * (INFO)` is; a section with input is refused with one line. */
+static void test_info(void)
+{
+	static const struct ls_input in[] = {
+		{ "a.o", ".text", 0, PB, AX, 8, 4 },
+		{ "a.o", ".got.plt", 0, PB, AW, 24, 8 },
+	};
+	static const char *const kinds[] = { "INFO", "COPY", "DSECT", "OVERLAY" };
+	struct tctx t = { .strict = 1 };
+	struct ls_compiled c;
+	char text[200];
+	char *plan;
+
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(text, sizeof(text),
+			 "SECTIONS { .text : { *(.text) } .got.plt (%s) : { *(.got.plt) } }",
+			 kinds[i]);
+		plan = compile_text(text, in, 1, &t, &c);
+		CHECK(plan && strstr(plan, "SECTION:.got.plt SLOT:1 END"),
+		      "empty (%s): %s", kinds[i], plan ? plan : diag);
+		if (plan)
+			ls_compiled_free(&c);
+		tctx_free(&t);
+		memset(&t, 0, sizeof(t));
+		t.strict = 1;
+		plan = compile_text(text, in, 2, &t, &c);
+		CHECK(!plan && !strcmp(diag, "t.ld:1: output section .got.plt: a non-allocated "
+					     "(INFO) section with input is not supported\n"),
+		      "with input (%s): %s", kinds[i], diag);
+		if (plan)
+			ls_compiled_free(&c);
+		tctx_free(&t);
+		memset(&t, 0, sizeof(t));
+		t.strict = 1;
+	}
 }
 
 /* Symbol assignments and ASSERTs that need later sections or symbols are
@@ -1446,6 +1484,7 @@ int main(void)
 	test_matching();
 	test_provide();
 	test_deferred();
+	test_info();
 	test_linux();
 	test_default_phdrs();
 	test_misc();
