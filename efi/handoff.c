@@ -5,6 +5,7 @@
  * GetMemoryMap, so the map key stays valid up to ExitBootServices.
  */
 #include "efiboot.h"
+#include "../linkkit/obsd_boot.h"
 
 #define EB_4G 0x100000000ull
 #define EB_STACK_WIPE (64u * 1024) /* UEFI guarantees 128 KiB of stack */
@@ -19,8 +20,9 @@ struct eb_tramp_args {
 	lk_u32 scrub_off;  /* 1: scrub with paging off (entries < 4 GiB) */
 	lk_u32 entry, info, magic;
 	lk_u32 copy_src, copy_dst, copy_len;
+	lk_u32 esp, pad; /* esp: kernel stack at entry, 0 = none (mb2) */
 };
-_Static_assert(sizeof(struct eb_tramp_args) == 64, "trampoline args");
+_Static_assert(sizeof(struct eb_tramp_args) == 72, "trampoline args");
 extern struct eb_tramp_args eb_tramp_args;
 
 /* A physical range the trampoline zeroes. */
@@ -37,6 +39,8 @@ struct eb_info_bufs {
 	lk_u32 ents_cap;
 	const void *rsdp_new, *rsdp_old;
 	lk_u32 rsdp_new_len;
+	struct lk_obsd_efiinfo ei; /* OpenBSD protocol: filled before the map */
+	lk_u32 obsd_esp;
 };
 
 static int eb_guid_eq(const EFI_GUID *a, const EFI_GUID *b)
@@ -63,6 +67,53 @@ static void eb_find_rsdp(struct eb_state *s, struct eb_info_bufs *b)
 		lk_memcpy(&len, (const lk_u8 *)b->rsdp_new + 20, 4);
 		b->rsdp_new_len = (len >= 36 && len <= 1024) ? len : 36;
 	}
+}
+
+static void eb_gop_masks(const EFI_GRAPHICS_OUTPUT_MODE_INFORMATION *mi,
+			 struct lk_obsd_efiinfo *ei)
+{
+	if (mi->PixelFormat == PixelRedGreenBlueReserved8BitPerColor) {
+		ei->fb_red_mask = 0x000000ff;
+		ei->fb_blue_mask = 0x00ff0000;
+	} else if (mi->PixelFormat == PixelBlueGreenRedReserved8BitPerColor) {
+		ei->fb_red_mask = 0x00ff0000;
+		ei->fb_blue_mask = 0x000000ff;
+	} else if (mi->PixelFormat == PixelBitMask) {
+		ei->fb_red_mask = mi->PixelInformation.RedMask;
+		ei->fb_green_mask = mi->PixelInformation.GreenMask;
+		ei->fb_blue_mask = mi->PixelInformation.BlueMask;
+		ei->fb_reserved_mask = mi->PixelInformation.ReservedMask;
+		return;
+	} else {
+		return; /* BltOnly: no linear framebuffer to describe */
+	}
+	ei->fb_green_mask = 0x0000ff00;
+	ei->fb_reserved_mask = 0xff000000;
+}
+
+/* The firmware parts of bios_efiinfo; the memory map is added later. */
+static void eb_obsd_efiinfo(struct eb_state *s, struct eb_info_bufs *b)
+{
+	EFI_GUID gg = EFI_GRAPHICS_OUTPUT_PROTOCOL_GUID;
+	EFI_GRAPHICS_OUTPUT_PROTOCOL *gop = LK_NULL;
+	struct lk_obsd_efiinfo *ei = &b->ei;
+
+	ei->config_acpi = (lk_u64)(lk_uptr)(b->rsdp_new ? b->rsdp_new
+							: b->rsdp_old);
+	ei->system_table = (lk_u64)(lk_uptr)s->st;
+	ei->flags = LK_OBSD_EFI_64BIT;
+	if (s->st->BootServices->LocateProtocol(&gg, LK_NULL, (void **)&gop) !=
+		    EFI_SUCCESS ||
+	    !gop || !gop->Mode || !gop->Mode->Info)
+		return;
+	eb_gop_masks(gop->Mode->Info, ei);
+	if (!ei->fb_red_mask)
+		return;
+	ei->fb_addr = gop->Mode->FrameBufferBase;
+	ei->fb_size = gop->Mode->FrameBufferSize;
+	ei->fb_height = gop->Mode->Info->VerticalResolution;
+	ei->fb_width = gop->Mode->Info->HorizontalResolution;
+	ei->fb_pixpsl = gop->Mode->Info->PixelsPerScanLine;
 }
 
 /* Sizes the buffers from the current map, with room for it to grow. */
@@ -116,14 +167,49 @@ static lk_u32 eb_convert_map(const struct eb_info_bufs *b, UINTN size,
 	return lk_mb2_map_normalize(b->ents, n);
 }
 
+/*
+ * OpenBSD protocol: the bootarg list at the start of the info buffer,
+ * the entry stack words at its end. Pure computation, like the mb2 info.
+ */
+static int eb_build_obsd(struct eb_state *s, const struct eb_kernel *k,
+			 struct eb_info_bufs *b, UINTN size, UINTN dsz,
+			 UINT32 ver)
+{
+	struct lk_obsd o;
+	struct lk_obsd_args a;
+	lk_u32 n = eb_convert_map(b, size, dsz);
+	lk_u32 *words = (lk_u32 *)(b->info + (b->info_cap & ~15u)) -
+			LK_OBSD_STACK_WORDS;
+
+	b->ei.mmap_desc_ver = ver;
+	b->ei.mmap_desc_size = dsz;
+	b->ei.mmap_size = size;
+	b->ei.mmap_start = (lk_u64)(lk_uptr)b->map;
+	lk_obsd_begin(&o, b->info, LK_OBSD_MAX_LIST);
+	lk_obsd_memmap(&o, b->ents, n);
+	if (lk_obsd_wants_serial(s->cfg.cmdline))
+		lk_obsd_consdev_com(&o, 0, 115200, 0x3f8);
+	lk_obsd_efiinfo(&o, &b->ei);
+	if (lk_obsd_end(&o) != LK_OK)
+		return -1;
+	lk_obsd_args_fill(&a, &o, (lk_u32)(lk_uptr)b->info, k->load_hi,
+			  b->ents, n);
+	lk_obsd_stack(words, &a);
+	b->obsd_esp = (lk_u32)(lk_uptr)words;
+	return 0;
+}
+
 /* Pure computation: must not call the firmware (the map key would go). */
 static int eb_build_info(struct eb_state *s, const struct eb_kernel *k,
-			 const struct eb_info_bufs *b, UINTN size, UINTN dsz,
+			 struct eb_info_bufs *b, UINTN size, UINTN dsz,
 			 UINT32 ver)
 {
 	struct lk_mb2 m;
-	lk_u32 n = eb_convert_map(b, size, dsz), lo, hi;
+	lk_u32 n, lo, hi;
 
+	if (k->protocol == LK_PROTO_OPENBSD)
+		return eb_build_obsd(s, k, b, size, dsz, ver);
+	n = eb_convert_map(b, size, dsz);
 	lk_mb2_meminfo_from_map(b->ents, n, &lo, &hi);
 	lk_mb2_begin(&m, b->info, b->info_cap);
 	lk_mb2_cmdline(&m, s->cfg.cmdline);
@@ -294,7 +380,8 @@ void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
 	lk_u64 cr3;
 
 	lk_memset(&b, 0, sizeof(b));
-	if (k->protocol != LK_PROTO_MULTIBOOT2 && k->protocol != LK_PROTO_NONE) {
+	if (k->protocol != LK_PROTO_MULTIBOOT2 && k->protocol != LK_PROTO_NONE &&
+	    k->protocol != LK_PROTO_OPENBSD) {
 		eb_fail(s, "kernel protocol %u is not supported by the UEFI "
 			   "stage", k->protocol);
 		return;
@@ -311,6 +398,8 @@ void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
 	}
 	lk_memcpy(tramp, eb_tramp_start, tsize);
 	eb_find_rsdp(s, &b);
+	if (k->protocol == LK_PROTO_OPENBSD)
+		eb_obsd_efiinfo(s, &b);
 	if (eb_alloc_bufs(s, k, &b))
 		return;
 	cr3 = eb_identity_map(s, &b);
@@ -328,7 +417,8 @@ void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
 	ta->wipe_len = EB_STACK_WIPE;
 	ta->entry = (lk_u32)k->entry;
 	ta->info = (lk_u32)(lk_uptr)b.info;
-	ta->magic = LK_MB2_BOOT_MAGIC;
+	ta->magic = k->protocol == LK_PROTO_OPENBSD ? 0 : LK_MB2_BOOT_MAGIC;
+	ta->esp = b.obsd_esp;
 	ta->copy_src = (lk_u32)s->copy_src;
 	ta->copy_dst = (lk_u32)s->copy_dst;
 	ta->copy_len = (lk_u32)s->copy_len;

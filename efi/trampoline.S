@@ -110,6 +110,13 @@ compat32:
 	xorl	%eax, %eax
 	rep stosb
 
+	/* The OpenBSD protocol's arguments are on a stack the C side built;
+	 * other kernels keep the trampoline stack (they must not rely on it). */
+	movl	(arg_esp - eb_tramp_start)(%ebx), %eax
+	testl	%eax, %eax
+	jz	5f
+	movl	%eax, %esp
+5:
 	movl	(arg_entry - eb_tramp_start)(%ebx), %edx
 	movl	(arg_magic - eb_tramp_start)(%ebx), %eax
 	movl	(arg_info - eb_tramp_start)(%ebx), %ebx
@@ -146,6 +153,8 @@ arg_magic:	.long	0
 arg_copy_src:	.long	0
 arg_copy_dst:	.long	0
 arg_copy_len:	.long	0
+arg_esp:	.long	0
+arg_pad:	.long	0
 
 	.balign 16
 tramp_stack:

@@ -19,7 +19,7 @@ void bios_call(int intno, struct bios_regs *r);
 /* Wipes the low area and the stage, then jumps; never returns. */
 __attribute__((noreturn)) void stand_enter(lk_u32 entry, lk_u32 info,
 					   lk_u32 magic, lk_u32 wipe_lo,
-					   lk_u32 wipe_len);
+					   lk_u32 wipe_len, lk_u32 kernel_esp);
 
 /* E820 entries as read by start.S before leaving real mode. */
 struct e820_entry {

@@ -2,6 +2,7 @@
 #include "bios.h"
 #include "stand.h"
 #include "../linkkit/mb2.h"
+#include "../linkkit/obsd_boot.h"
 
 #define ONE_MB 0x100000ull
 #define FOUR_GB 0x100000000ull
@@ -38,9 +39,9 @@ static lk_u32 mb2_type(lk_u32 e820_type)
 						 : LK_MB2_MEM_RESERVED;
 }
 
-static void add_memory(struct lk_mb2 *m, struct lk_mb2_mmap_entry *map)
+static lk_u32 e820_to_map(struct lk_mb2_mmap_entry *map)
 {
-	lk_u32 n = 0, lower, upper;
+	lk_u32 n = 0;
 
 	for (lk_u32 i = 0; i < e820_count; i++) {
 		if (!e820_valid(&e820_map[i]))
@@ -51,7 +52,13 @@ static void add_memory(struct lk_mb2 *m, struct lk_mb2_mmap_entry *map)
 		map[n].zero = 0;
 		n++;
 	}
-	n = lk_mb2_map_normalize(map, n);
+	return lk_mb2_map_normalize(map, n);
+}
+
+static void add_memory(struct lk_mb2 *m, struct lk_mb2_mmap_entry *map)
+{
+	lk_u32 n = e820_to_map(map), lower, upper;
+
 	lk_mb2_meminfo_from_map(map, n, &lower, &upper);
 	lk_mb2_basic_meminfo(m, lower, upper);
 	lk_mb2_mmap(m, map, n);
@@ -75,12 +82,39 @@ static void build_info(struct stand *s, const struct handoff *ho,
 	lk_mb2_load_base(m, (lk_u32)ho->load_lo);
 }
 
+/*
+ * OpenBSD protocol: the bootarg list goes into `info`, the stack words
+ * (return address + 8 arguments) at its end; returns the kernel's ESP.
+ */
+static lk_u32 build_obsd(struct stand *s, const struct handoff *ho,
+			 lk_u8 *info, struct lk_mb2_mmap_entry *map)
+{
+	struct lk_obsd o;
+	struct lk_obsd_args a;
+	lk_u32 n = e820_to_map(map);
+	lk_u32 *words = (lk_u32 *)(info + MB2_CAP) - LK_OBSD_STACK_WORDS;
+
+	lk_obsd_begin(&o, info, LK_OBSD_MAX_LIST);
+	lk_obsd_memmap(&o, map, n);
+	if (lk_obsd_wants_serial(s->cfg.cmdline))
+		lk_obsd_consdev_com(&o, 0, 115200, 0x3f8);
+	if (lk_obsd_end(&o) != LK_OK) {
+		lk_log(&s->host, LK_LOG_ERROR,
+		       "OpenBSD boot arguments need %u bytes (max %u)", o.need,
+		       LK_OBSD_MAX_LIST);
+		return 0;
+	}
+	lk_obsd_args_fill(&a, &o, (lk_u32)(lk_uptr)info, ho->load_hi, map, n);
+	lk_obsd_stack(words, &a);
+	return (lk_u32)(lk_uptr)words;
+}
+
 int stand_boot(struct stand *s, const struct handoff *ho)
 {
 	struct lk_mb2 m;
 	struct lk_mb2_mmap_entry *map;
 	void *info;
-	lk_u32 magic = 0;
+	lk_u32 magic = 0, esp = 0;
 
 	if (ho->entry >= FOUR_GB) {
 		lk_log(&s->host, LK_LOG_ERROR, "entry point above 4 GiB");
@@ -101,6 +135,10 @@ int stand_boot(struct stand *s, const struct handoff *ho)
 			return -1;
 		}
 		magic = LK_MB2_BOOT_MAGIC;
+	} else if (ho->protocol == LK_PROTO_OPENBSD) {
+		esp = build_obsd(s, ho, info, map);
+		if (!esp)
+			return -1;
 	} else if (ho->protocol != LK_PROTO_NONE) {
 		lk_log(&s->host, LK_LOG_ERROR,
 		       "protocol %u is not supported by the BIOS stage",
@@ -114,5 +152,5 @@ int stand_boot(struct stand *s, const struct handoff *ho)
 	disk_wipe_bounce();
 	stand_enter((lk_u32)ho->entry, (lk_u32)(lk_uptr)info, magic,
 		    (lk_u32)(lk_uptr)_start,
-		    (lk_u32)(_stage_end - _start));
+		    (lk_u32)(_stage_end - _start), esp);
 }

@@ -254,13 +254,17 @@ pm_return:
 	ret
 
 /*
- * void stand_enter(u32 entry, u32 info, u32 magic, u32 wipe_lo, u32 wipe_len)
+ * void stand_enter(u32 entry, u32 info, u32 magic, u32 wipe_lo, u32 wipe_len,
+ *                  u32 kernel_esp)
  * Copies a tiny stub below the stage and runs it: the stub zeroes the low
  * bounce/stack area and the whole stage (code, data, stack: this very
  * function included), then jumps to the kernel with EAX = magic and
  * EBX = info in the Multiboot2 machine state (flat 32-bit, paging off,
  * interrupts off; GDTR at a copy of our GDT at ENTER_GDT). The stub uses
- * no stack, so wiping the stack is safe.
+ * no stack, so wiping the stack is safe. ESP is kernel_esp at the jump
+ * (0 for Multiboot2; the OpenBSD protocol passes its arguments there); it
+ * waits at ENTER_GDT + 0x48, outside the wiped ranges, as every register
+ * is busy in the stub.
  */
 	.globl	stand_enter
 stand_enter:
@@ -278,6 +282,8 @@ stand_enter:
 	movw	$(gdt_end - gdt - 1), ENTER_GDT + 0x40
 	movl	$ENTER_GDT, ENTER_GDT + 0x42
 	lgdtl	ENTER_GDT + 0x40
+	movl	24(%esp), %eax
+	movl	%eax, ENTER_GDT + 0x48
 	movl	4(%esp), %edx
 	movl	8(%esp), %ebx
 	movl	12(%esp), %esi
@@ -299,7 +305,7 @@ enter_stub:
 	xorl	%ecx, %ecx
 	xorl	%edi, %edi
 	xorl	%ebp, %ebp
-	xorl	%esp, %esp
+	movl	ENTER_GDT + 0x48, %esp
 	movl	%esi, %eax
 	xorl	%esi, %esi
 	jmp	*%edx

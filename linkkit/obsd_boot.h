@@ -1,0 +1,101 @@
+/*
+ * OpenBSD amd64 boot protocol (boot(8)/efiboot to locore0), shared by the
+ * UEFI and BIOS stages. Firmware-neutral like mb2.h: callers convert
+ * their memory map to struct lk_mb2_mmap_entry and pass plain values.
+ *
+ * The kernel entry is called in 32-bit protected mode, paging off, as a
+ * cdecl function: at entry (%esp) is a return address and 4(%esp) ..
+ * 32(%esp) hold the eight 32-bit words of struct lk_obsd_args. `av`
+ * points at the boot-argument list: records {int type; int size (12 +
+ * payload); int next (0); payload}, back to back, ended by an int -1.
+ * Layouts follow OpenBSD's sys/arch/amd64/include/biosvar.h.
+ */
+#ifndef LK_OBSD_BOOT_H
+#define LK_OBSD_BOOT_H
+
+#include "lk_types.h"
+#include "mb2.h"
+
+/* BAPIV_VECTOR | BAPIV_ENV | BAPIV_BMEMMAP: bootarg vector, memory map
+ * sizes in bytes. */
+#define LK_OBSD_APIVER 0x0000000eu
+#define LK_OBSD_BOOTARG_MEMMAP 0
+#define LK_OBSD_BOOTARG_CONSDEV 5
+#define LK_OBSD_BOOTARG_EFIINFO 11
+#define LK_OBSD_BOOTARG_END (-1)
+/* bootdev magic (B_DEVMAGIC) with type wd, unit 0, partition a. */
+#define LK_OBSD_BOOTDEV_WD0A 0xa0000000u
+/* makedev(8, 0): com0 on amd64. */
+#define LK_OBSD_DEV_COM0 0x0800
+#define LK_OBSD_EFI_64BIT 0x1u /* bios_efiinfo flags: BEI_64BIT */
+#define LK_OBSD_MAX_LIST 4096u /* locore0 copies at most one page */
+
+/* The eight stack words after the return address. */
+struct lk_obsd_args {
+	lk_u32 howto, bootdev, apiver, end, extmem, cnvmem, ac, av;
+};
+
+/* bios_memmap_t: types 1 free, 2 reserved, 3 ACPI, 4 NVS; 0 ends. */
+struct __attribute__((packed)) lk_obsd_memmap {
+	lk_u64 addr, size;
+	lk_u32 type;
+};
+_Static_assert(sizeof(struct lk_obsd_memmap) == 20, "bios_memmap_t");
+
+/* bios_consdev_t */
+struct __attribute__((packed)) lk_obsd_consdev {
+	lk_i32 consdev, conspeed;
+	lk_u64 consaddr;
+	lk_i32 consfreq;
+	lk_u32 flags, reg_width, reg_shift;
+};
+_Static_assert(sizeof(struct lk_obsd_consdev) == 32, "bios_consdev_t");
+
+/* bios_efiinfo_t */
+struct __attribute__((packed)) lk_obsd_efiinfo {
+	lk_u64 config_acpi, config_smbios, fb_addr, fb_size;
+	lk_u32 fb_height, fb_width, fb_pixpsl;
+	lk_u32 fb_red_mask, fb_green_mask, fb_blue_mask, fb_reserved_mask;
+	lk_u32 flags;
+	lk_u64 mmap_desc_ver, mmap_desc_size, mmap_size, mmap_start;
+	lk_u64 system_table, config_esrt;
+};
+_Static_assert(sizeof(struct lk_obsd_efiinfo) == 112, "bios_efiinfo_t");
+
+/* Builder over one caller buffer; a failed add makes later ones no-ops
+ * and lk_obsd_end report it (need says how big it had to be). */
+struct lk_obsd {
+	lk_u8 *buf;
+	lk_u32 cap, len, need;
+	int error;
+};
+
+void lk_obsd_begin(struct lk_obsd *o, void *buf, lk_u32 cap);
+/* BOOTARG_MEMMAP from a normalized map (badram becomes reserved). */
+void lk_obsd_memmap(struct lk_obsd *o, const struct lk_mb2_mmap_entry *e,
+		    lk_u32 n);
+/* BOOTARG_CONSDEV: serial com`unit` at `speed` baud, I/O port `port`. */
+void lk_obsd_consdev_com(struct lk_obsd *o, lk_u32 unit, lk_u32 speed,
+			 lk_u64 port);
+void lk_obsd_efiinfo(struct lk_obsd *o, const struct lk_obsd_efiinfo *ei);
+/* Appends the end marker. 0 (LK_OK) or non-zero if anything overflowed
+ * or the list is larger than a kernel copies (LK_OBSD_MAX_LIST). */
+int lk_obsd_end(struct lk_obsd *o);
+
+/* 1 if the kernel command line asks for a serial console (console=com*). */
+int lk_obsd_wants_serial(const char *cmdline);
+
+/*
+ * Fills the stack arguments: end is the physical end of the loaded kernel
+ * (rounded to 8 like boot(8)'s marks), memory sizes come from the map.
+ */
+void lk_obsd_args_fill(struct lk_obsd_args *a, const struct lk_obsd *o,
+		       lk_u32 list_addr, lk_u64 kernel_end,
+		       const struct lk_mb2_mmap_entry *e, lk_u32 n);
+
+/* The kernel's initial stack: words[0] a zero return address, then the
+ * arguments; the stage enters with ESP = the address of words[0]. */
+#define LK_OBSD_STACK_WORDS 9
+void lk_obsd_stack(lk_u32 *words, const struct lk_obsd_args *a);
+
+#endif

@@ -1,0 +1,17 @@
+/* Entry in long mode (locore0.S): run every check, report, exit QEMU. */
+#include "obsd.h"
+
+void obsd_main(void);
+
+void obsd_main(void)
+{
+	int bad = 0;
+
+	cons_init();
+	cons_puts("obsd: hello\n");
+	bad |= check_args();
+	bad |= check_bootargs();
+	bad |= check_random();
+	cons_puts(bad ? "obsd: FAIL\n" : "obsd: PASS\n");
+	cons_exit(!bad);
+}

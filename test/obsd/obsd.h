@@ -1,0 +1,34 @@
+/* The OpenBSD-protocol test kernel (test/obsd). */
+#ifndef OBSD_H
+#define OBSD_H
+
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef int i32;
+
+#define KERNBASE 0xffffffff80000000ull
+#define PHYS(p) ((u64)(p) - KERNBASE)
+
+/* locore0.S: the words the loader left at (%esp) .. 32(%esp). */
+extern u32 obsd_stackargs[9];
+extern u32 obsd_entry_esp, obsd_entry_cr0;
+/* ld.script */
+extern char start[], end[];
+
+/* cons.c */
+void cons_init(void);
+void cons_puts(const char *s);
+void cons_hex(u64 v);
+void cons_dec(u64 v);
+__attribute__((noreturn)) void cons_exit(int pass);
+
+/* checks.c: each returns 0 or prints `obsd: FAIL what detail` and 1. */
+int fail(const char *what, const char *detail, u64 v);
+int check_args(void);
+int check_bootargs(void);
+/* rand.c */
+int check_random(void);
+
+#endif
