@@ -232,6 +232,10 @@ static void eb_try_relink(struct eb_state *s)
 		return;
 	}
 	eb_phase(s, &r, "read");
+	/* Before anything but the header is looked at. */
+	if (s->have_key &&
+	    lk_kit_check_sig(&s->host, &s->key, s->cfg.kit, data, size))
+		return;
 	if (lk_kit_open(&s->host, data, size, s->cfg.kit, &kit))
 		return;
 	eb_phase(s, &r, "verify");
@@ -327,6 +331,28 @@ static int eb_fallback_randomize(struct eb_state *s, const lk_u8 *elf,
 	return 0;
 }
 
+/* The fallback's detached signature (FALLBACK.SIG next to it). */
+static int eb_fallback_check_sig(struct eb_state *s, const void *elf,
+				 lk_u64 size)
+{
+	char path[LK_CFG_PATH_MAX];
+	void *sig = LK_NULL;
+	lk_u64 ssize = 0;
+	EFI_STATUS st;
+
+	if (lk_sig_path(s->cfg.fallback, path, sizeof(path))) {
+		eb_fail(s, "%s: path too long for its signature", s->cfg.fallback);
+		return -1;
+	}
+	if (eb_read_file(s, path, 0, &sig, &ssize, &st)) {
+		eb_fail(s, "%s: not signed (cannot open %s: %s), and a public key "
+			   "is configured", s->cfg.fallback, path, eb_status_str(st));
+		return -1;
+	}
+	return lk_sig_check(&s->host, &s->key, s->cfg.fallback, elf,
+			    (lk_size)size, sig, (lk_size)ssize);
+}
+
 static void eb_try_fallback(struct eb_state *s)
 {
 	struct lk_elf_image img;
@@ -341,6 +367,8 @@ static void eb_try_fallback(struct eb_state *s)
 			eb_status_str(st));
 		return;
 	}
+	if (s->have_key && eb_fallback_check_sig(s, elf, size))
+		return;
 	if (lk_elf_check(&s->host, elf, size, s->cfg.fallback, &img))
 		return;
 	dst = eb_place_kernel(s, img.load_lo, img.load_hi);
@@ -361,6 +389,14 @@ static void eb_try_fallback(struct eb_state *s)
  * is wiped explicitly (the config) before the jump. */
 static struct eb_state eb_s;
 
+/* RELINK_PUBKEY=path.pub at build time (linkkit/rules.mk). */
+#include "relink-pubkey.h"
+#ifdef RELINK_PUBKEY_B64
+#define EB_BUILTIN_KEY RELINK_PUBKEY_B64
+#else
+#define EB_BUILTIN_KEY LK_NULL
+#endif
+
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 {
 	struct eb_state *s = &eb_s;
@@ -373,6 +409,11 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	if (eb_open_root(s))
 		return EFI_LOAD_ERROR;
 	eb_load_config(s);
+	s->have_key = lk_config_pubkey(&s->cfg, EB_BUILTIN_KEY, &s->key);
+	if (s->have_key < 0) {
+		eb_print(s, "error: the built-in public key is malformed");
+		return EFI_LOAD_ERROR;
+	}
 	s->quiet_errors = 1;
 	eb_try_relink(s);
 	if (!s->reason[0])

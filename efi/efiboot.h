@@ -40,6 +40,10 @@ struct eb_state {
 	/* Staged kernel: the trampoline copies it into place once the
 	 * firmware has let go of that memory, then wipes the staging copy. */
 	lk_u64 copy_src, copy_dst, copy_len;
+	/* Signature key (lk_config_pubkey): when set, the kit and the
+	 * fallback must be signed by it. */
+	int have_key;
+	struct lk_pubkey key;
 };
 
 /* efi_host.c */

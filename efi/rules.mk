@@ -16,7 +16,9 @@ EFI_HDRS := $(wildcard efi/*.h linkkit/*.h)
 
 $(B)/efi/obj/%.o: %.c $(EFI_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(EFI_CFLAGS) $(EFI_INC) -c $< -o $@
+	$(CC) $(EFI_CFLAGS) $(EFI_INC) -I $(B)/gen -c $< -o $@
+
+$(B)/efi/obj/efi/boot.o: $(LK_PUBKEY_H)
 
 $(B)/efi/obj/efi/trampoline.o: efi/trampoline.S
 	@mkdir -p $(dir $@)

@@ -209,6 +209,30 @@ static int lk_cfg_parse_protocol(struct lk_cfg_str v, lk_u32 *out)
 }
 
 /* Returns 0 if applied, -1 for a bad value, -2 for an unknown key. */
+static int lk_cfg_parse_pubkey(struct lk_cfg_str v, struct lk_config *c)
+{
+	struct lk_pubkey pk;
+
+	if (lk_pubkey_parse(v.p, v.n, &pk))
+		return -1;
+	lk_memcpy(c->pubkey_keynum, pk.keynum, 8);
+	lk_memcpy(c->pubkey, pk.key, 32);
+	c->pubkey_set = 1;
+	return 0;
+}
+
+int lk_config_pubkey(const struct lk_config *c, const char *builtin,
+		     struct lk_pubkey *out)
+{
+	if (builtin && builtin[0])
+		return lk_pubkey_parse(builtin, lk_strlen(builtin), out) ? -1 : 1;
+	if (!c->pubkey_set)
+		return 0;
+	lk_memcpy(out->keynum, c->pubkey_keynum, 8);
+	lk_memcpy(out->key, c->pubkey, 32);
+	return 1;
+}
+
 static int lk_cfg_apply(struct lk_config *c, struct lk_cfg_str k,
 			struct lk_cfg_str v)
 {
@@ -228,6 +252,8 @@ static int lk_cfg_apply(struct lk_config *c, struct lk_cfg_str k,
 		return lk_cfg_parse_u32(v, 2, &c->verbose);
 	if (lk_cfg_eq(k, "debug_seed"))
 		return lk_cfg_parse_seed(v, c);
+	if (lk_cfg_eq(k, "pubkey"))
+		return lk_cfg_parse_pubkey(v, c);
 	return -2;
 }
 

@@ -34,6 +34,12 @@ struct lk_config {
 	lk_u32 verbose;   /* 0 (default), 1 timings, 2 layout (insecure) */
 	lk_u32 debug_seed_len; /* 0: no debug seed (default) */
 	lk_u8 debug_seed[LK_CFG_SEED_MAX]; /* INSECURE fixed seed */
+	/* `pubkey = <signify public key base64 line>`: kits (and the
+	 * fallback, via its .SIG) must carry a valid signature by it. A key
+	 * built into the stage takes precedence over this one. */
+	lk_u32 pubkey_set;
+	lk_u8 pubkey_keynum[8];
+	lk_u8 pubkey[32];
 };
 
 /* Fills every field with its default. */
@@ -45,10 +51,22 @@ void lk_config_defaults(struct lk_config *c);
  * (e.g. "\EFI\BOOT\RELINK.CFG") prefixes warning lines. Returns the
  * number of warnings logged (0 = clean). Keys: kit, fallback, cmdline,
  * protocol (multiboot2|openbsd|none), timeout, verbose (0..2), seed_file,
- * debug_seed (2..128 hex digits, even count).
+ * debug_seed (2..128 hex digits, even count), pubkey (signify base64
+ * line).
  */
 int lk_config_parse(const struct lk_host *h, const char *name,
 		    const void *text, lk_size len, struct lk_config *c);
+
+/*
+ * The key kits and the fallback are checked with: `builtin` (the base64
+ * line of a signify public key compiled into the stage, or LK_NULL/"")
+ * wins over the config's `pubkey`. Returns 1 with *out set, 0 when no key
+ * is configured (signatures are then not required), -1 when the built-in
+ * key does not parse (the caller must refuse to boot anything).
+ */
+struct lk_pubkey;
+int lk_config_pubkey(const struct lk_config *c, const char *builtin,
+		     struct lk_pubkey *out);
 
 /* Wipes the whole struct (it may hold a debug seed). */
 void lk_config_wipe(struct lk_config *c);

@@ -23,6 +23,22 @@ LINKKIT_FS_CFLAGS := $(FREESTANDING_CFLAGS) -fno-tree-loop-distribute-patterns \
 
 ALL += $(LINKKIT_LIB) $(LINKKIT_ASAN_LIB) $(LINKKIT_FS64_OBJS) $(LINKKIT_FS32_OBJS)
 
+# RELINK_PUBKEY=path.pub builds that signify public key into both boot
+# stages ($(LK_PUBKEY_H), rewritten only when the key changes). Only the
+# base64 alphabet is kept, so the file cannot inject C.
+RELINK_PUBKEY ?=
+LK_PUBKEY_H := $(B)/gen/relink-pubkey.h
+.PHONY: lk-pubkey-force
+$(LK_PUBKEY_H): lk-pubkey-force
+	@mkdir -p $(@D)
+	@{ echo '/* generated: RELINK_PUBKEY=$(RELINK_PUBKEY) */'; \
+	  if [ -n '$(RELINK_PUBKEY)' ]; then \
+	    k=$$(sed -n 2p '$(RELINK_PUBKEY)' | tr -cd 'A-Za-z0-9+/='); \
+	    [ -n "$$k" ] || { echo 'RELINK_PUBKEY: not a signify public key' >&2; exit 1; }; \
+	    printf '#define RELINK_PUBKEY_B64 "%s"\n' "$$k"; \
+	  fi; } >$@.tmp
+	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
+
 $(B)/linkkit/host/%.o: linkkit/%.c $(LINKKIT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -I linkkit -c $< -o $@

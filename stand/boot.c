@@ -12,6 +12,14 @@
 
 static struct stand st;
 
+/* RELINK_PUBKEY=path.pub at build time (linkkit/rules.mk). */
+#include "relink-pubkey.h"
+#ifdef RELINK_PUBKEY_B64
+#define BUILTIN_KEY RELINK_PUBKEY_B64
+#else
+#define BUILTIN_KEY LK_NULL
+#endif
+
 static void phase(struct stand *s, const char *name, lk_u64 *t)
 {
 	lk_u64 now = cpu_rdtsc();
@@ -73,6 +81,10 @@ static int relink_load(struct stand *s, struct relink *r, lk_u64 *t)
 	if (!r->kit)
 		return -1;
 	phase(s, "read-kit", t);
+	/* Before anything but the header is looked at. */
+	if (s->have_key &&
+	    lk_kit_check_sig(&s->host, &s->key, name, r->kit, r->kit_size))
+		return -1;
 	if (lk_kit_open(&s->host, r->kit, r->kit_size, name, &kit))
 		return -1;
 	if (kit.payload_size > 0x7fffffffu) {
@@ -157,6 +169,29 @@ static void try_relink(struct stand *s)
 		lk_snprintf(s->reason, sizeof(s->reason), "relink failed");
 }
 
+/* The fallback's detached signature (FALLBACK.SIG next to it); errors
+ * are printed (capture is off). */
+static int fallback_check_sig(struct stand *s, const char *name,
+			      const void *elf, lk_u32 size)
+{
+	char path[LK_CFG_PATH_MAX];
+	lk_u32 ssize = 0;
+	void *sig;
+	int rc;
+
+	if (lk_sig_path(name, path, sizeof(path)))
+		return -1;
+	sig = stand_read_file(s, path, &ssize);
+	if (!sig) {
+		stand_print("%s: not signed (no %s), and a public key is "
+			    "configured", name, path);
+		return -1;
+	}
+	rc = lk_sig_check(&s->host, &s->key, name, elf, size, sig, ssize);
+	stand_free_file(s, sig, ssize);
+	return rc;
+}
+
 static void boot_fallback(struct stand *s)
 {
 	const char *name = s->cfg.fallback;
@@ -168,6 +203,8 @@ static void boot_fallback(struct stand *s)
 
 	lk_memset(&ho, 0, sizeof(ho));
 	elf = stand_read_file(s, name, &size);
+	if (elf && s->have_key && fallback_check_sig(s, name, elf, size))
+		stand_halt("refusing the unverified fallback kernel");
 	if (!elf || lk_elf_check(&s->host, elf, size, name, &img) ||
 	    stand_check_range(s, name, img.load_lo, img.load_hi) ||
 	    lk_elf_load(&s->host, elf, size, (void *)(lk_uptr)img.load_lo) ||
@@ -211,6 +248,9 @@ void stand_main(lk_u32 drive)
 	    fat_mount(&s->host, &dev, esp_lba, esp_count, &s->fs))
 		stand_halt("cannot read the ESP");
 	read_config(s);
+	s->have_key = lk_config_pubkey(&s->cfg, BUILTIN_KEY, &s->key);
+	if (s->have_key < 0)
+		stand_halt("the built-in public key is malformed");
 	t = cpu_rdtsc();
 	stand_seed(s, &s->rng);
 	phase(s, "entropy", &t);

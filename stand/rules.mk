@@ -32,7 +32,9 @@ $(SB)/%.o: stand/%.S
 
 $(SB)/%.o: stand/%.c stand/*.h linkkit/*.h
 	@mkdir -p $(@D)
-	$(CC) $(STAND_CFLAGS) -c $< -o $@
+	$(CC) $(STAND_CFLAGS) -I $(B)/gen -c $< -o $@
+
+$(SB)/boot.o: $(LK_PUBKEY_H)
 
 $(SB)/lk/%.o: linkkit/%.c linkkit/*.h
 	@mkdir -p $(@D)

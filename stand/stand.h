@@ -29,6 +29,10 @@ struct stand {
 	char reason[160];  /* first error line while relinking */
 	int capture;       /* errors go to reason instead of the console */
 	lk_u32 verbose;
+	/* Signature key (lk_config_pubkey): when set, the kit and the
+	 * fallback must be signed by it. */
+	int have_key;
+	struct lk_pubkey key;
 };
 
 /* host.c */

@@ -5,6 +5,8 @@
 #   mkimage.sh create -o IMG --efi BOOTX64.EFI --kit KIT --fallback ELF
 #                     [--cfg RELINK.CFG] [--mbr MBR.BIN] [--stage STAGE.BIN]
 #                     [--seed SEED.BIN] [--esp-mib N] [--fat 32|16]
+#                     [--fallback-sig SIG]  (signify -S -x of the fallback,
+#                     stored as \RELINK\FALLBACK.SIG for signed boots)
 #   mkimage.sh install-kit IMG KIT   replace \RELINK\KERNEL.KIT atomically
 #   mkimage.sh install-fallback IMG ELF  the same for \RELINK\FALLBACK.ELF
 #   mkimage.sh put IMG ESPPATH FILE  write FILE to ESPPATH (no checks: tests)
@@ -29,7 +31,7 @@ KIT_MAGIC='4c494e4b4b49541a' # "LINKKIT\x1a"
 
 die() { echo "mkimage: $*" >&2; exit 1; }
 
-usage() { sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # Normalises \A\B or A/B to ::/A/B for mtools.
 esp_path() {
@@ -98,13 +100,14 @@ write_stage() {
 }
 
 cmd_create() {
-	local out='' efi='' kit='' fallback='' cfg='' mbr='' stage='' seed='' esp_mib=64 fat=32
+	local out='' efi='' kit='' fallback='' cfg='' mbr='' stage='' seed='' esp_mib=64 fat=32 fsig=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-o) out=$2 ;;
 		--efi) efi=$2 ;;
 		--kit) kit=$2 ;;
 		--fallback) fallback=$2 ;;
+		--fallback-sig) fsig=$2 ;;
 		--cfg) cfg=$2 ;;
 		--mbr) mbr=$2 ;;
 		--stage) stage=$2 ;;
@@ -117,7 +120,7 @@ cmd_create() {
 	done
 	[ -n "$out" ] && [ -n "$efi" ] && [ -n "$kit" ] && [ -n "$fallback" ] || usage
 	local f
-	for f in "$efi" "$kit" "$fallback" ${cfg:+"$cfg"} ${mbr:+"$mbr"} ${stage:+"$stage"} ${seed:+"$seed"}; do
+	for f in "$efi" "$kit" "$fallback" ${cfg:+"$cfg"} ${mbr:+"$mbr"} ${stage:+"$stage"} ${seed:+"$seed"} ${fsig:+"$fsig"}; do
 		[ -r "$f" ] || die "$f: not readable"
 	done
 	[ "$(file_magic "$kit")" = $KIT_MAGIC ] || die "$kit: not a link kit (bad magic)"
@@ -151,6 +154,7 @@ cmd_create() {
 	fi
 	mcopy -i "$esp" "$kit" ::$KIT_PATH
 	mcopy -i "$esp" "$fallback" ::$FALLBACK_PATH
+	[ -z "$fsig" ] || mcopy -i "$esp" "$fsig" ::/RELINK/FALLBACK.SIG
 	[ -z "$seed" ] || mcopy -i "$esp" "$seed" ::/RELINK/SEED.BIN
 	dd if="$esp" of="$tmp" bs=1M seek=1 conv=notrunc,sparse status=none
 	rm -f "$esp"

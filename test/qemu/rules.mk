@@ -29,3 +29,12 @@ $(QEMU_T)/test-uefi: test/qemu/boot-tests.sh test/qemu/boot.sh \
 $(QEMU_T)/test-bios: test/qemu/boot-tests.sh test/qemu/boot.sh \
   test/qemu/kit-undefine.py $(QEMU_PRODUCTS)
 	$(call qemu_wrapper,test/qemu/boot-tests.sh,bios)
+
+# Signed boots (issue 7): signed kit, unsigned kit, bad signature, refused
+# fallback, under each firmware (4 boots each, two at a time).
+QEMU_SIG_TESTS := $(QEMU_T)/test-sig-uefi $(QEMU_T)/test-sig-bios
+TESTS += $(QEMU_SIG_TESTS)
+$(QEMU_T)/test-sig-uefi: test/qemu/sig-tests.sh test/qemu/boot.sh $(QEMU_PRODUCTS)
+	$(call qemu_wrapper,test/qemu/sig-tests.sh,uefi)
+$(QEMU_T)/test-sig-bios: test/qemu/sig-tests.sh test/qemu/boot.sh $(QEMU_PRODUCTS)
+	$(call qemu_wrapper,test/qemu/sig-tests.sh,bios)
