@@ -2,10 +2,13 @@
  * SHA-512 (FIPS 180 examples, block-boundary lengths against a second
  * split-update computation) and Ed25519 (RFC 8032 7.1 tests 1-3: public key
  * from seed, byte-exact signature, verification; tampered message, R, S,
- * key; non-canonical S; random keys round trip).
+ * key; non-canonical S; random keys round trip), and kitsig.c / the
+ * config's pubkey key on malformed and hostile input: one error line,
+ * never a crash.
  */
 #include <string.h>
 
+#include "config.h"
 #include "linkkit.h"
 #include "tap.h"
 
@@ -156,6 +159,179 @@ static void test_random_keys(void)
 	tap_check(!bad, "ed25519-random-keys", "round trip failed or wrong key accepted");
 }
 
+static char last_line[256];
+static int nlines;
+
+static void cap_log(void *ctx, int level, const char *line)
+{
+	(void)ctx, (void)level;
+	snprintf(last_line, sizeof(last_line), "%s", line);
+	nlines++;
+}
+
+static struct lk_host cap_host = { .log = cap_log, .log_level = LK_LOG_DEBUG };
+
+static void b64(const unsigned char *p, size_t n, char *out)
+{
+	static const char a[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = p[i] << 16 | (i + 1 < n ? p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+
+		*out++ = a[v >> 18];
+		*out++ = a[(v >> 12) & 63];
+		*out++ = i + 1 < n ? a[(v >> 6) & 63] : '=';
+		*out++ = i + 2 < n ? a[v & 63] : '=';
+	}
+	*out = 0;
+}
+
+/* A signify-format key pair and signed kit made with our own code. */
+struct fixture {
+	unsigned char sk[64];
+	char pubfile[200], publine[80];
+	unsigned char kit[64 + 16 + 200];
+	size_t kitlen;
+};
+
+static void make_sigfile(struct fixture *f, const void *msg, size_t n, char *out)
+{
+	unsigned char raw[74] = { 'E', 'd', 1, 2, 3, 4, 5, 6, 7, 8 };
+	char line[120];
+
+	lk_ed25519_sign(raw + 10, msg, n, f->sk);
+	b64(raw, sizeof(raw), line);
+	sprintf(out, "untrusted comment: verify with test.pub\n%s\n", line);
+}
+
+static void make_fixture(struct fixture *f)
+{
+	unsigned char raw[42] = { 'E', 'd', 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct lk_kit_header h;
+	char sig[200];
+
+	for (int i = 0; i < 32; i++)
+		f->sk[i] = (unsigned char)(i * 3 + 7);
+	lk_ed25519_pubkey(f->sk + 32, f->sk);
+	memcpy(raw + 10, f->sk + 32, 32);
+	b64(raw, sizeof(raw), f->publine);
+	sprintf(f->pubfile, "untrusted comment: test key\n%s\n", f->publine);
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, LK_KIT_MAGIC, 8);
+	h.flags = LK_KIT_F_SIGNED;
+	h.payload_zsize = 16;
+	memcpy(f->kit, &h, 64);
+	memset(f->kit + 64, 0xab, 16);
+	make_sigfile(f, &h, 64, sig);
+	memcpy(f->kit + 80, sig, strlen(sig));
+	f->kitlen = 80 + strlen(sig);
+}
+
+/* rc, line count and the line's text for one kit check. */
+static int kit_refused(const struct lk_pubkey *pk, const void *kit, size_t n, const char *want)
+{
+	int rc;
+
+	nlines = 0;
+	last_line[0] = 0;
+	rc = lk_kit_check_sig(&cap_host, pk, "K.KIT", kit, n);
+	return rc != 0 && nlines == 1 && strstr(last_line, "K.KIT: ") && strstr(last_line, want);
+}
+
+static void test_kitsig(void)
+{
+	static struct fixture f;
+	struct lk_pubkey pk, pk2;
+	unsigned char kit[sizeof(f.kit)];
+	struct lk_kit_header h;
+	char sig[200], path[32];
+
+	make_fixture(&f);
+	tap_check(lk_pubkey_parse(f.pubfile, strlen(f.pubfile), &pk) == 0 &&
+		  lk_pubkey_parse(f.publine, strlen(f.publine), &pk2) == 0 &&
+		  !memcmp(&pk, &pk2, sizeof(pk)) && !memcmp(pk.key, f.sk + 32, 32),
+		  "kitsig-pubkey-parse", "file and line forms differ or fail");
+	tap_check(lk_pubkey_parse("untrusted comment: x", 20, &pk2) != 0 &&
+		  lk_pubkey_parse("RWQ=", 4, &pk2) != 0 &&
+		  lk_pubkey_parse("RW!!", 4, &pk2) != 0 && lk_pubkey_parse("", 0, &pk2) != 0,
+		  "kitsig-pubkey-malformed", "accepted a malformed key");
+	nlines = 0;
+	tap_check(lk_kit_check_sig(&cap_host, &pk, "K.KIT", f.kit, f.kitlen) == 0 && nlines == 0,
+		  "kitsig-kit-ok", "refused: %s", last_line);
+	tap_check(kit_refused(&pk, f.kit, 63, "too short"), "kitsig-kit-short", "%s", last_line);
+	memcpy(kit, f.kit, f.kitlen);
+	kit[40] ^= 1;
+	tap_check(kit_refused(&pk, kit, f.kitlen, "bad signature"), "kitsig-kit-header-changed",
+		  "%s", last_line);
+	memcpy(kit, f.kit, f.kitlen);
+	kit[12] = 0;
+	tap_check(kit_refused(&pk, kit, f.kitlen, "not signed"), "kitsig-kit-unsigned", "%s",
+		  last_line);
+	/* stream sizes that run past the end or wrap */
+	for (int k = 0; k < 3; k++) {
+		static const unsigned long long z[] = { 1000, ~0ull, ~0ull - 63 };
+
+		memcpy(kit, f.kit, f.kitlen);
+		memcpy(&h, kit, 64);
+		h.payload_zsize = z[k];
+		memcpy(kit, &h, 64);
+		tap_check(kit_refused(&pk, kit, f.kitlen, "trailer missing"), "kitsig-kit-zsize",
+			  "zsize %llx: %s", z[k], last_line);
+	}
+	tap_check(kit_refused(&pk, f.kit, 80, "trailer missing"), "kitsig-kit-no-trailer", "%s",
+		  last_line);
+	tap_check(kit_refused(&pk, f.kit, 90, "malformed"), "kitsig-kit-cut-trailer", "%s",
+		  last_line);
+	memcpy(kit, f.kit, f.kitlen);
+	kit[f.kitlen - 60] = '*';
+	tap_check(kit_refused(&pk, kit, f.kitlen, "malformed"), "kitsig-kit-bad-base64", "%s",
+		  last_line);
+	pk2 = pk;
+	pk2.keynum[0] ^= 1;
+	tap_check(kit_refused(&pk2, f.kit, f.kitlen, "another key"), "kitsig-kit-other-key", "%s",
+		  last_line);
+	/* detached: the signature covers exactly the file */
+	make_sigfile(&f, "fallback", 8, sig);
+	nlines = 0;
+	tap_check(lk_sig_check(&cap_host, &pk, "F.ELF", "fallback", 8, sig, strlen(sig)) == 0 &&
+		  lk_sig_check(&cap_host, &pk, "F.ELF", "fallbacK", 8, sig, strlen(sig)) != 0 &&
+		  lk_sig_check(&cap_host, &pk, "F.ELF", "fallback", 7, sig, strlen(sig)) != 0 &&
+		  nlines == 2 && strstr(last_line, "F.ELF: bad signature"),
+		  "kitsig-detached", "%d lines, last %s", nlines, last_line);
+	tap_check(lk_sig_path("\\RELINK\\FALLBACK.ELF", path, sizeof(path)) == 0 &&
+		  !strcmp(path, "\\RELINK\\FALLBACK.SIG") &&
+		  lk_sig_path("\\A.B\\KERNEL", path, sizeof(path)) == 0 &&
+		  !strcmp(path, "\\A.B\\KERNEL.SIG") &&
+		  lk_sig_path("\\VERYLONGNAME.ELF", path, 12) != 0,
+		  "kitsig-sig-path", "got %s", path);
+}
+
+/* `pubkey =` in the config; a key built into the stage wins. */
+static void test_config_pubkey(void)
+{
+	static struct fixture f;
+	struct lk_config c;
+	struct lk_pubkey pk;
+	char text[300];
+	int w;
+
+	make_fixture(&f);
+	lk_config_defaults(&c);
+	tap_check(lk_config_pubkey(&c, NULL, &pk) == 0, "config-pubkey-none", "a key by default");
+	snprintf(text, sizeof(text), "pubkey = %s\n", f.publine);
+	w = lk_config_parse(&cap_host, "CFG", text, strlen(text), &c);
+	tap_check(w == 0 && lk_config_pubkey(&c, NULL, &pk) == 1 && !memcmp(pk.key, f.sk + 32, 32),
+		  "config-pubkey-set", "%d warnings", w);
+	tap_check(lk_config_pubkey(&c, "RWQ=", &pk) == -1, "config-pubkey-builtin-bad",
+		  "malformed built-in key accepted");
+	lk_config_defaults(&c);
+	nlines = 0;
+	w = lk_config_parse(&cap_host, "CFG", "pubkey = RWQxyz\n", 16, &c);
+	tap_check(w == 1 && nlines == 1 && strstr(last_line, "pubkey") && !c.pubkey_set,
+		  "config-pubkey-malformed", "%d warnings: %s", w, last_line);
+}
+
 int main(void)
 {
 	tap_seed();
@@ -165,5 +341,7 @@ int main(void)
 		test_vector(&vecs[i]);
 	test_noncanonical_s();
 	test_random_keys();
+	test_kitsig();
+	test_config_pubkey();
 	return tap_failed;
 }
