@@ -10,7 +10,8 @@ image=$B/obsd/disk.img
 boot=test/qemu/boot.sh
 mkimage=tools/mkimage.sh
 limit=${BOOT_TIMEOUT:-90}
-names=(uefi-relinked bios-relinked uefi-fallback bios-fallback)
+names=(uefi-relinked bios-relinked uefi-fallback bios-fallback
+       bios-fallback-mb2)
 
 if [ ! -e "$image" ]; then
 	for n in "${names[@]}"; do echo "skip obsd-$n: $image missing"; done
@@ -22,6 +23,11 @@ cp --sparse=always "$image" "$work/disk.img"
 cp --sparse=always "$image" "$work/nokit.img"
 "$mkimage" remove "$work/nokit.img" '\RELINK\KERNEL.KIT' >/dev/null ||
 	{ echo "not ok obsd-setup: cannot remove the kit"; exit 0; }
+# The same fallback handed over as Multiboot2: the kernel must notice.
+cp --sparse=always "$work/nokit.img" "$work/mb2.img"
+sed 's/^protocol = .*/protocol = multiboot2/' test/obsd/relink.cfg >"$work/mb2.cfg"
+"$mkimage" put "$work/mb2.img" '\EFI\BOOT\RELINK.CFG' "$work/mb2.cfg" >/dev/null ||
+	{ echo "not ok obsd-setup: cannot replace the config"; exit 0; }
 
 run() { # name firmware image
 	"$boot" -f "$2" --rng --copy -t "$limit" -l "$work/$1.log" "$3" \
@@ -33,6 +39,7 @@ wait
 run uefi-fallback uefi "$work/nokit.img" &
 run bios-fallback bios "$work/nokit.img" &
 wait
+run bios-fallback-mb2 bios "$work/mb2.img"
 
 clean() { sed -e 's/\x1b\[[0-9;=?]*[A-Za-z]//g' -e 's/\r//g' "$1"; }
 
@@ -78,5 +85,13 @@ deny='obsd: check efiinfo'
 clean "$work/bios-fallback.log" | grep -q '^relinkboot: fallback: .*KERNEL\.KIT' ||
 	deny='obsd: PASS'
 check bios-fallback
+# Wrong protocol: the kernel's own checks must fail it (proves they bite).
+res=$(cat "$work/bios-fallback-mb2.result")
+if grep -q 'exit=0x11' <<<"$res" &&
+	clean "$work/bios-fallback-mb2.log" | grep -q '^obsd: FAIL args'; then
+	echo "ok obsd-bios-fallback-mb2"
+else
+	echo "not ok obsd-bios-fallback-mb2: kernel did not reject a Multiboot2 hand-over: $res"
+fi
 find "$B/obsd" -maxdepth 1 -name 'run.*' -mmin +60 -exec rm -rf {} + 2>/dev/null
 exit 0
