@@ -38,8 +38,7 @@ static void lk_fill_nops(lk_u8 *p, lk_u64 n)
  * without one, NOPs in code sections and zeros elsewhere (GNU ld). */
 static void lk_fill(const struct lk_outsec *o, lk_u8 *p, lk_u64 n)
 {
-	lk_u64 i;
-	lk_u32 k = 0;
+	lk_u64 i, done, m;
 
 	if (o->fill_len == 0 && (o->flags & LK_SHF_EXECINSTR)) {
 		lk_fill_nops(p, n);
@@ -49,10 +48,16 @@ static void lk_fill(const struct lk_outsec *o, lk_u8 *p, lk_u64 n)
 		lk_memset(p, 0, (lk_size)n);
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		p[i] = (lk_u8)(o->fill >> (8 * (o->fill_len - 1 - k)));
-		if (++k == o->fill_len)
-			k = 0;
+	done = n < o->fill_len ? n : o->fill_len;
+	for (i = 0; i < done; i++)
+		p[i] = (lk_u8)(o->fill >> (8 * (o->fill_len - 1 - i)));
+	/* Kernels pad megabytes this way: double the filled prefix with
+	 * word copies instead of a byte loop. The prefix is a whole number
+	 * of patterns, so the copy keeps the phase. */
+	while (done < n) {
+		m = done < n - done ? done : n - done;
+		lk_memcpy(p + done, p, (lk_size)m);
+		done += m;
 	}
 }
 
