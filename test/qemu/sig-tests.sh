@@ -13,6 +13,9 @@
 #   badsig       signed kit, one header byte off  -> fallback, "bad signature"
 #   badfallback  unsigned kit, FALLBACK.SIG of another file -> nothing boots,
 #                one line naming FALLBACK.ELF and the bad signature
+#   builtin      the stage rebuilt (in the run's directory) with
+#                RELINK_PUBKEY=k1.pub, the config naming k2, a kit signed by
+#                k1 -> relinked: the built-in key is used and wins
 set -uo pipefail
 
 fw=${1:?usage: sig-tests.sh uefi|bios}
@@ -22,7 +25,7 @@ mkimage=$here/../../tools/mkimage.sh
 boot=$here/boot.sh
 linkkit=$B/tools/linkkit
 limit=${BOOT_TIMEOUT:-120}
-names=(sig-signed sig-unsigned sig-badsig sig-badfallback)
+names=(sig-signed sig-unsigned sig-badsig sig-badfallback sig-builtin)
 
 skip_all() {
 	local n
@@ -66,6 +69,16 @@ setup() {
 	"$mkimage" create -o "$work/signed.img" --efi "$B/efi/BOOTX64.EFI" --kit "$work/signed.kit" \
 		--fallback "$B/demo/fallback.elf" --fallback-sig "$work/fallback.sig" \
 		--cfg "$work/relink.cfg" "${stage[@]}" || return 1
+	# The stage with k1 built in (a private build tree: ~10 s of compiling).
+	local root=$here/../.. bk=$work/bk want=("$work/bk/efi/BOOTX64.EFI")
+	[ "$fw" = uefi ] || want+=("$bk/stand/mbr.bin" "$bk/stand/stage.bin")
+	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$root" B="$bk" \
+		RELINK_PUBKEY="$work/k1.pub" "${want[@]}" >"$work/bk.log" 2>&1 || return 1
+	sed "s|^pubkey = .*|pubkey = $(sed -n 2p "$work/k2.pub")|" "$work/relink.cfg" >"$work/k2.cfg"
+	[ "$fw" = uefi ] || stage=(--mbr "$bk/stand/mbr.bin" --stage "$bk/stand/stage.bin")
+	"$mkimage" create -o "$work/builtin.img" --efi "$bk/efi/BOOTX64.EFI" --kit "$work/signed.kit" \
+		--fallback "$B/demo/fallback.elf" --fallback-sig "$work/fallback.sig" \
+		--cfg "$work/k2.cfg" "${stage[@]}" || return 1
 	cp --sparse=always "$work/signed.img" "$work/unsigned.img" &&
 		"$mkimage" put "$work/unsigned.img" '\RELINK\KERNEL.KIT' "$B/demo/kernel.kit" &&
 		cp --sparse=always "$work/signed.img" "$work/badsig.img" &&
@@ -80,7 +93,7 @@ setup >"$work/setup.log" 2>&1 || {
 
 # A refused fallback leaves nothing to boot: the BIOS stage halts, so that
 # boot only gets long enough to print its line.
-for n in signed unsigned badsig badfallback; do
+for n in signed unsigned badsig badfallback builtin; do
 	t=$limit
 	[ "$n" = badfallback ] && [ "$fw" = bios ] && t=8
 	"$boot" -f "$fw" -t "$t" -l "$work/$n.log" "$work/$n.img" >"$work/$n.result" 2>&1 &
@@ -134,4 +147,9 @@ else
 	why=""
 fi
 report sig-badfallback "$why"
+
+why=$(booted builtin relinked)
+[ -n "$why" ] || ! clean "$work/builtin.log" | grep -q 'relinkboot: fallback' ||
+	why="unexpected $(clean "$work/builtin.log" | grep -m1 'relinkboot: fallback')"
+report sig-builtin "$why"
 for f in "$work"/*.result; do sed "s|^|# $(basename "$f" .result): |" "$f"; done
