@@ -233,9 +233,11 @@ static void eb_try_relink(struct eb_state *s)
 	}
 	eb_phase(s, &r, "read");
 	/* Before anything but the header is looked at. */
-	if (s->have_key &&
-	    lk_kit_check_sig(&s->host, &s->key, s->cfg.kit, data, size))
-		return;
+	if (s->have_key) {
+		if (lk_kit_check_sig(&s->host, &s->key, s->cfg.kit, data, size))
+			return;
+		eb_phase(s, &r, "signature");
+	}
 	if (lk_kit_open(&s->host, data, size, s->cfg.kit, &kit))
 		return;
 	eb_phase(s, &r, "verify");

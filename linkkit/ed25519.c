@@ -262,6 +262,31 @@ static void lk_pt_mul(struct lk_pt *r, const struct lk_pt *p, const lk_u8 s[32],
 	lk_wipe(&r1, sizeof(r1));
 }
 
+/* r = [a]p + [b]q, both scalars public (verification): one shared chain
+ * of doublings with p, q or p+q added per bit (Straus), about half the
+ * work of two ladders. Variable time on purpose: nothing here is secret. */
+static void lk_pt_mul2_public(struct lk_pt *r, const lk_u8 a[32], const struct lk_pt *p,
+			      const lk_u8 b[32], const struct lk_pt *q,
+			      const struct lk_curve *cv)
+{
+	struct lk_pt pq;
+	int i, ba, bb;
+
+	lk_pt_add(&pq, p, q, cv);
+	lk_pt_identity(r);
+	for (i = 255; i >= 0; i--) {
+		lk_pt_add(r, r, r, cv);
+		ba = (a[i >> 3] >> (i & 7)) & 1;
+		bb = (b[i >> 3] >> (i & 7)) & 1;
+		if (ba && bb)
+			lk_pt_add(r, r, &pq, cv);
+		else if (ba)
+			lk_pt_add(r, r, p, cv);
+		else if (bb)
+			lk_pt_add(r, r, q, cv);
+	}
+}
+
 static void lk_pt_pack(lk_u8 out[32], const struct lk_pt *p)
 {
 	lk_fe zi, x, y;
@@ -514,7 +539,7 @@ int lk_ed25519_verify(const lk_u8 sig[64], const void *msg, lk_size len,
 		      const lk_u8 pk[32])
 {
 	struct lk_curve cv;
-	struct lk_pt na, sb, ka;
+	struct lk_pt na, chkp;
 	lk_u8 k[32], chk[32];
 
 	if (!lk_sc_canonical(sig + 32))
@@ -524,9 +549,7 @@ int lk_ed25519_verify(const lk_u8 sig[64], const void *msg, lk_size len,
 		return -1;
 	lk_ed_challenge(k, sig, pk, msg, len);
 	/* [S]B - [k]A must encode to R */
-	lk_pt_mul(&sb, &cv.base, sig + 32, &cv);
-	lk_pt_mul(&ka, &na, k, &cv);
-	lk_pt_add(&sb, &sb, &ka, &cv);
-	lk_pt_pack(chk, &sb);
+	lk_pt_mul2_public(&chkp, sig + 32, &cv.base, k, &na, &cv);
+	lk_pt_pack(chk, &chkp);
 	return lk_memcmp(chk, sig, 32) == 0 ? 0 : -1;
 }

@@ -82,9 +82,11 @@ static int relink_load(struct stand *s, struct relink *r, lk_u64 *t)
 		return -1;
 	phase(s, "read-kit", t);
 	/* Before anything but the header is looked at. */
-	if (s->have_key &&
-	    lk_kit_check_sig(&s->host, &s->key, name, r->kit, r->kit_size))
-		return -1;
+	if (s->have_key) {
+		if (lk_kit_check_sig(&s->host, &s->key, name, r->kit, r->kit_size))
+			return -1;
+		phase(s, "signature", t);
+	}
 	if (lk_kit_open(&s->host, r->kit, r->kit_size, name, &kit))
 		return -1;
 	if (kit.payload_size > 0x7fffffffu) {
