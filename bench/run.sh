@@ -132,6 +132,26 @@ linux() {
 	d=$C/linux-objs
 	bench/linux-objs.sh "$src" "$d" || { echo "corpus linux: object list failed"; return; }
 	bench_corpus linux "$d" "$d/vmlinux.lds" bench/linux.policy $(cat "$d/objects.txt")
+	linux_boot
+}
+
+# The relinked Linux must still boot: PVH entry under QEMU (-kernel), no
+# initramfs, so a good boot ends at "No working init found".
+linux_boot() {
+	local s ok=0 n=${BENCH_BOOTS:-3} first=
+	for s in $(seq 1 "$n"); do
+		"$LK" link --seed "b00$s" -o "$W/linux-boot.elf" "$W/linux.kit" 2>/dev/null &&
+			timeout 120 qemu-system-x86_64 -accel tcg -m 256 -nographic -no-reboot \
+				-kernel "$W/linux-boot.elf" -append "console=ttyS0 panic=-1" -net none \
+				>"$W/linux-boot-$s.log" 2>&1
+		if tr -d '\r' <"$W/linux-boot-$s.log" | grep -q 'No working init found'; then
+			ok=$((ok + 1))
+		else
+			first=${first:-"seed b00$s: $(tr -d '\r' <"$W/linux-boot-$s.log" | tail -1)"}
+		fi
+	done
+	echo
+	echo "Relinked Linux boots in QEMU (PVH, to 'No working init found'): $ok/$n seeds${first:+; $first}"
 }
 
 echo "## make bench on $(uname -m), $(nproc) cores, $(date -u +%Y-%m-%d)"
