@@ -5,6 +5,7 @@ linker scripts and config (build products, so nothing big is committed).
 usage: gen-seeds.py OUTDIR KIT FALLBACK_ELF CONFIG SCRIPT...
 Writes OUTDIR/NAME/* per target and OUTDIR/demo.payload (the plan target's
 base payload)."""
+import base64
 import os
 import struct
 import sys
@@ -64,6 +65,15 @@ def main():
     for s in scripts:
         put(outdir, "ldscript", os.path.basename(s), open(s, "rb").read())
     put(outdir, "mb2", "fallback", b"\0" + elf)
+    sig = (b"untrusted comment: verify with fuzz.pub\n" +
+           base64.b64encode(b"Ed" + b"fuzzkey!" + bytes(range(64))) + b"\n")
+    signed = bytearray(kit[:KIT_HDR + zsize])
+    signed[12] |= 1  # LK_KIT_F_SIGNED
+    put(outdir, "sig", "kit", b"\0" + bytes(signed) + sig)
+    put(outdir, "sig", "pub", b"\1untrusted comment: fuzz public key\n" +
+        base64.b64encode(b"Ed" + b"fuzzkey!" + bytes(32)) + b"\n")
+    put(outdir, "sig", "detached", b"\2" + sig)
+    put(outdir, "sig", "path", b"\3\\RELINK\\FALLBACK.ELF")
     put(outdir, "mb2", "mmap", b"\1" + mmap_seed())
 
 

@@ -8,7 +8,7 @@
 FUZZ_CC := clang
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 10
-FUZZ_TARGETS := kit payload plan elf inflate config ldscript mb2
+FUZZ_TARGETS := kit payload plan elf inflate config ldscript mb2 sig
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
   -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-strict-aliasing \
