@@ -30,7 +30,7 @@ static lk_u32 lk_be32(const lk_u8 *p)
  * (it holds message words: the RNG's seed). */
 static void lk_sha256_block(lk_u32 st[8], const lk_u8 *blk, lk_u32 w[64])
 {
-	lk_u32 a, b, c, d, e, f, g, h, t1, t2;
+	lk_u32 a, b, c, d, e, f, g, h;
 	int i;
 
 	for (i = 0; i < 16; i++)
@@ -44,14 +44,29 @@ static void lk_sha256_block(lk_u32 st[8], const lk_u8 *blk, lk_u32 w[64])
 	}
 	a = st[0], b = st[1], c = st[2], d = st[3];
 	e = st[4], f = st[5], g = st[6], h = st[7];
-	for (i = 0; i < 64; i++) {
-		t1 = h + (lk_ror(e, 6) ^ lk_ror(e, 11) ^ lk_ror(e, 25)) +
-		     ((e & f) ^ (~e & g)) + lk_sha256_k[i] + w[i];
-		t2 = (lk_ror(a, 2) ^ lk_ror(a, 13) ^ lk_ror(a, 22)) +
-		     ((a & b) ^ (a & c) ^ (b & c));
-		h = g, g = f, f = e, e = d + t1;
-		d = c, c = b, b = a, a = t1 + t2;
+	/* Eight rounds per iteration with the variables renamed instead of
+	 * shifted: no register moves between rounds (the boot stages build
+	 * with -Os, which would not unroll). Ch and Maj in their
+	 * fewer-operation forms. */
+#define LK_SHA_ROUND(a, b, c, d, e, f, g, h, k)                                \
+	do {                                                                   \
+		lk_u32 x = h + (lk_ror(e, 6) ^ lk_ror(e, 11) ^ lk_ror(e, 25)) + \
+			   (g ^ (e & (f ^ g))) + lk_sha256_k[k] + w[k];         \
+		d += x;                                                        \
+		h = x + (lk_ror(a, 2) ^ lk_ror(a, 13) ^ lk_ror(a, 22)) +       \
+		    ((a & b) | (c & (a | b)));                                 \
+	} while (0)
+	for (i = 0; i < 64; i += 8) {
+		LK_SHA_ROUND(a, b, c, d, e, f, g, h, i);
+		LK_SHA_ROUND(h, a, b, c, d, e, f, g, i + 1);
+		LK_SHA_ROUND(g, h, a, b, c, d, e, f, i + 2);
+		LK_SHA_ROUND(f, g, h, a, b, c, d, e, i + 3);
+		LK_SHA_ROUND(e, f, g, h, a, b, c, d, i + 4);
+		LK_SHA_ROUND(d, e, f, g, h, a, b, c, i + 5);
+		LK_SHA_ROUND(c, d, e, f, g, h, a, b, i + 6);
+		LK_SHA_ROUND(b, c, d, e, f, g, h, a, i + 7);
 	}
+#undef LK_SHA_ROUND
 	st[0] += a, st[1] += b, st[2] += c, st[3] += d;
 	st[4] += e, st[5] += f, st[6] += g, st[7] += h;
 }
