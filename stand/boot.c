@@ -183,10 +183,14 @@ static int fallback_check_sig(struct stand *s, const char *name,
 
 	if (lk_sig_path(name, path, sizeof(path)))
 		return -1;
+	/* The read error goes into the one line below, not a line of its own. */
+	s->reason[0] = 0;
+	s->capture = 1;
 	sig = stand_read_file(s, path, &ssize);
+	s->capture = 0;
 	if (!sig) {
-		stand_print("%s: not signed (no %s), and a public key is "
-			    "configured", name, path);
+		stand_print("%s: not signed (%s), and a public key is "
+			    "configured", name, s->reason);
 		return -1;
 	}
 	rc = lk_sig_check(&s->host, &s->key, name, elf, size, sig, ssize);

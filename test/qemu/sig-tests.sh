@@ -13,6 +13,7 @@
 #   badsig       signed kit, one header byte off  -> fallback, "bad signature"
 #   badfallback  unsigned kit, FALLBACK.SIG of another file -> nothing boots,
 #                one line naming FALLBACK.ELF and the bad signature
+#   nosig        unsigned kit, no FALLBACK.SIG -> nothing boots, "not signed"
 #   builtin      the stage rebuilt (in the run's directory) with
 #                RELINK_PUBKEY=k1.pub, the config naming k2, a kit signed by
 #                k1 -> relinked: the built-in key is used and wins
@@ -25,7 +26,7 @@ mkimage=$here/../../tools/mkimage.sh
 boot=$here/boot.sh
 linkkit=$B/tools/linkkit
 limit=${BOOT_TIMEOUT:-120}
-names=(sig-signed sig-unsigned sig-badsig sig-badfallback sig-builtin)
+names=(sig-signed sig-unsigned sig-badsig sig-badfallback sig-nosig sig-builtin)
 
 skip_all() {
 	local n
@@ -84,7 +85,9 @@ setup() {
 		cp --sparse=always "$work/signed.img" "$work/badsig.img" &&
 		"$mkimage" put "$work/badsig.img" '\RELINK\KERNEL.KIT' "$work/badsig.kit" &&
 		cp --sparse=always "$work/unsigned.img" "$work/badfallback.img" &&
-		"$mkimage" put "$work/badfallback.img" '\RELINK\FALLBACK.SIG' "$work/wrong.sig"
+		"$mkimage" put "$work/badfallback.img" '\RELINK\FALLBACK.SIG' "$work/wrong.sig" &&
+		cp --sparse=always "$work/unsigned.img" "$work/nosig.img" &&
+		"$mkimage" remove "$work/nosig.img" '\RELINK\FALLBACK.SIG'
 }
 setup >"$work/setup.log" 2>&1 || {
 	echo "not ok $fw-sig-setup: cannot make the test images: $(tail -n1 "$work/setup.log")"
@@ -93,9 +96,9 @@ setup >"$work/setup.log" 2>&1 || {
 
 # A refused fallback leaves nothing to boot: the BIOS stage halts, so that
 # boot only gets long enough to print its line.
-for n in signed unsigned badsig badfallback builtin; do
+for n in signed unsigned badsig badfallback nosig builtin; do
 	t=$limit
-	[ "$n" = badfallback ] && [ "$fw" = bios ] && t=8
+	case $n in badfallback | nosig) [ "$fw" = bios ] && t=8 ;; esac
 	"$boot" -f "$fw" -t "$t" -l "$work/$n.log" "$work/$n.img" >"$work/$n.result" 2>&1 &
 	while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
 done
@@ -135,18 +138,21 @@ fallback() {
 fallback unsigned 'KERNEL\.KIT: not signed'
 fallback badsig 'KERNEL\.KIT: bad signature'
 
-# The refused fallback: no kernel ran, and one line says why.
-c=$(clean "$work/badfallback.log")
-if grep -q 'exit=0x10' "$work/badfallback.result" || grep -q 'demo: ' <<<"$c"; then
-	why="a kernel ran: $(head -n1 "$work/badfallback.result")"
-elif ! grep -q 'relinkboot: fallback: .*KERNEL\.KIT: not signed' <<<"$c"; then
-	why="no fallback line for the unsigned kit"
-elif ! grep -Eq 'relinkboot: .*FALLBACK\.ELF: bad signature' <<<"$c"; then
-	why="no line saying FALLBACK.ELF has a bad signature: $(grep -a 'relinkboot: ' <<<"$c" | tail -n1)"
-else
-	why=""
-fi
-report sig-badfallback "$why"
+# refused NAME REGEX: no kernel ran, and one line matching REGEX says why.
+refused() {
+	local c why=""
+	c=$(clean "$work/$1.log")
+	if grep -q 'exit=0x10' "$work/$1.result" || grep -q 'demo: ' <<<"$c"; then
+		why="a kernel ran: $(head -n1 "$work/$1.result")"
+	elif ! grep -q 'relinkboot: fallback: .*KERNEL\.KIT: not signed' <<<"$c"; then
+		why="no fallback line for the unsigned kit"
+	elif ! grep -Eq "relinkboot: .*$2" <<<"$c"; then
+		why="no line matching '$2': $(grep -a 'relinkboot: ' <<<"$c" | tail -n1)"
+	fi
+	report "sig-$1" "$why"
+}
+refused badfallback 'FALLBACK\.ELF: bad signature'
+refused nosig 'FALLBACK\.ELF: not signed'
 
 why=$(booted builtin relinked)
 [ -n "$why" ] || ! clean "$work/builtin.log" | grep -q 'relinkboot: fallback' ||
