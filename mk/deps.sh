@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need, when missing.
+# With arguments, installs those packages instead (bench/deps.sh uses this).
 set -euo pipefail
 pkgs=(make gcc gcc-multilib binutils clang lld libclang-rt-14-dev gnu-efi
       libelf-dev zlib1g-dev qemu-system-x86 ovmf mtools gdisk dosfstools
       signify-openbsd python3 xxd)
+[ $# -gt 0 ] && pkgs=("$@")
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
