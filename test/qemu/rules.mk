@@ -38,3 +38,10 @@ $(QEMU_T)/test-sig-uefi: test/qemu/sig-tests.sh test/qemu/boot.sh $(QEMU_PRODUCT
 	$(call qemu_wrapper,test/qemu/sig-tests.sh,uefi)
 $(QEMU_T)/test-sig-bios: test/qemu/sig-tests.sh test/qemu/boot.sh $(QEMU_PRODUCTS)
 	$(call qemu_wrapper,test/qemu/sig-tests.sh,bios)
+
+# Hostile kits (issue 7): truncated, huge header sizes, flipped zlib bit,
+# bad table offset, fuzzed payloads -> fallback with a reason, never a hang.
+TESTS += $(QEMU_T)/test-hostile
+$(QEMU_T)/test-hostile: test/qemu/hostile-tests.sh test/qemu/kit-hostile.py \
+  test/qemu/boot.sh $(QEMU_PRODUCTS)
+	$(call qemu_wrapper,test/qemu/hostile-tests.sh,)

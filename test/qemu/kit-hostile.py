@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Makes hostile link kits for the boot stages' robustness tests (issue 7).
+
+    kit-hostile.py IN.kit OUTDIR
+
+Writes into OUTDIR one kit per case, each made from the valid IN.kit:
+  truncated.kit  the first half of IN.kit
+  zsize.kit      header payload_zsize = 0xffffffffffff
+  size.kit       header payload_size = 2^40
+  zflip.kit      one bit flipped mid zlib stream, SHA-256 recomputed so the
+                 stage gets as far as inflate
+  tabofs.kit     payload's symbols table offset pointed past the end,
+                 recompressed with SHA-256 recomputed (reaches lk_link_open)
+  fuzz-N.kit     (N = 1..3) deterministic random byte mutations of the
+                 inflated payload, recompressed, SHA-256 recomputed
+The seed is fixed so a failure can be replayed. Layout: linkkit/kit_format.h.
+"""
+import hashlib
+import os
+import random
+import struct
+import sys
+import zlib
+
+KIT_MAGIC = b"LINKKIT\x1a"
+HEADER = struct.Struct("<8sHHIQQ32s")  # struct lk_kit_header, 64 bytes
+TABLES_AT = 24  # six u32 fields, then struct lk_table {off, count} pairs
+SYMBOLS_TABLE = 5
+FUZZ_SEED = 0x5eed7
+
+
+def die(msg):
+    sys.exit("kit-hostile: " + msg)
+
+
+def pack(fields, stream, size=None, zsize=None):
+    """A kit around STREAM with the header fields recomputed (or forced)."""
+    magic, version, hsize, flags = fields[:4]
+    head = HEADER.pack(magic, version, hsize, flags,
+                       len(stream) if zsize is None else zsize,
+                       fields[5] if size is None else size,
+                       hashlib.sha256(stream).digest())
+    return head + stream
+
+
+def fuzz(payload, rng):
+    """A few random byte changes, past the payload magic/version so the
+    mutation reaches the table and record checks rather than the first test."""
+    out = bytearray(payload)
+    for _ in range(rng.randint(4, 24)):
+        off = rng.randrange(8, len(out))
+        out[off] = rng.choice((0, 0xff, rng.randrange(256), out[off] ^ (1 << rng.randrange(8))))
+    return bytes(out)
+
+
+def main():
+    if len(sys.argv) != 3:
+        die("usage: kit-hostile.py IN.kit OUTDIR")
+    src, outdir = sys.argv[1], sys.argv[2]
+    kit = open(src, "rb").read()
+    if len(kit) < HEADER.size:
+        die(f"{src}: too short")
+    fields = HEADER.unpack_from(kit)
+    magic, version, hsize, flags, zsize, size, _ = fields
+    if magic != KIT_MAGIC or version != 1 or hsize != HEADER.size or flags & 1:
+        die(f"{src}: not an unsigned version 1 link kit")
+    stream = kit[hsize:hsize + zsize]
+    payload = zlib.decompress(stream)
+    if len(payload) != size:
+        die(f"{src}: payload_size {size} but {len(payload)} bytes inflated")
+    kits = {"truncated": kit[:len(kit) // 2],
+            "zsize": pack(fields, stream, zsize=0xffffffffffff),
+            "size": pack(fields, stream, size=1 << 40)}
+    flipped = bytearray(stream)
+    flipped[len(flipped) // 2] ^= 0x10
+    kits["zflip"] = pack(fields, bytes(flipped))
+    bad = bytearray(payload)
+    struct.pack_into("<I", bad, TABLES_AT + 8 * SYMBOLS_TABLE, len(payload) + 0x1000)
+    kits["tabofs"] = pack(fields, zlib.compress(bytes(bad), 9), size=len(bad))
+    rng = random.Random(FUZZ_SEED)
+    for n in (1, 2, 3):
+        mutated = fuzz(payload, rng)
+        kits[f"fuzz-{n}"] = pack(fields, zlib.compress(mutated, 9), size=len(mutated))
+    for name, data in kits.items():
+        if data == kit:
+            die(f"{name}: the mutation left the kit unchanged")
+        with open(os.path.join(outdir, name + ".kit"), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()
