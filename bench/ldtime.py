@@ -18,16 +18,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'test', 'diff'))
 from elfcmp import compare  # noqa: E402
 from mkgap import gap_asm  # noqa: E402
-
-LD = {
-    'bfd': ['ld.bfd', '-static', '-nostdlib', '--build-id=none', '-z', 'noexecstack'],
-    'lld': ['ld.lld', '-static', '-nostdlib', '--build-id=none'],
-}
-
-
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return p.returncode, p.stdout, p.stderr
+# The same linker command lines as the differential test, so the timed
+# links are the ones whose output is compared there.
+from seeds import LD, run  # noqa: E402
 
 
 def first_line(s):

@@ -66,4 +66,5 @@ def main():
         print(f'ok diff-{linker}-{name} ({nseeds} seeds identical)')
 
 
-main()
+if __name__ == '__main__':
+    main()
