@@ -416,8 +416,12 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 		eb_print(s, "error: the built-in public key is malformed");
 		return EFI_LOAD_ERROR;
 	}
-	s->quiet_errors = 1;
-	eb_try_relink(s);
+	if (eb_prompt_fallback(s))
+		eb_fail(s, "chosen at the boot prompt");
+	else {
+		s->quiet_errors = 1;
+		eb_try_relink(s);
+	}
 	if (!s->reason[0])
 		eb_fail(s, "%s: unexplained failure", s->cfg.kit);
 	eb_print(s, "fallback: %s", s->reason);

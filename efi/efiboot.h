@@ -69,6 +69,9 @@ int eb_open_root(struct eb_state *s);
 int eb_read_file(struct eb_state *s, const char *path, int wipe, void **data,
 		 lk_u64 *size, EFI_STATUS *err);
 
+/* prompt.c: non-zero when the operator chose the fallback (timeout > 0). */
+int eb_prompt_fallback(struct eb_state *s);
+
 /* entropy.c: gathers every available source into the generator. */
 void eb_entropy_seed(struct eb_state *s, struct lk_rng *rng);
 

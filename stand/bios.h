@@ -46,6 +46,8 @@ extern char _start[], _stage_end[];
 /* bios_cons.c: COM1 115200 8N1 and VGA text. */
 void cons_init(void);
 void cons_puts(const char *s);
+/* A byte waiting on COM1 (0xff for NUL), or 0 when none waits. */
+int cons_getc(void);
 
 /* bios_disk.c: 512-byte sectors through INT 13h AH=42h. */
 int disk_init(lk_u8 drive);

@@ -76,3 +76,14 @@ void cons_puts(const char *s)
 		vga_putc(*s);
 	}
 }
+
+/* A byte waiting on COM1, or 0. A missing UART reads 0xff everywhere. */
+int cons_getc(void)
+{
+	lk_u8 lsr = inb(COM1 + 5), c;
+
+	if (lsr == 0xff || !(lsr & 0x01))
+		return 0;
+	c = inb(COM1);
+	return c ? c : 0xff;
+}

@@ -260,7 +260,11 @@ void stand_main(lk_u32 drive)
 	t = cpu_rdtsc();
 	stand_seed(s, &s->rng);
 	phase(s, "entropy", &t);
-	try_relink(s);
+	if (stand_prompt_fallback(&s->cfg))
+		lk_snprintf(s->reason, sizeof(s->reason),
+			    "chosen at the boot prompt");
+	else
+		try_relink(s);
 	stand_print("fallback: %s", s->reason);
 	boot_fallback(s);
 }

@@ -10,7 +10,7 @@ STAND_CFLAGS := $(FREESTANDING_CFLAGS) -m32 -march=i686 -mgeneral-regs-only \
   -fno-tree-loop-distribute-patterns -Ilinkkit
 STAND_ASFLAGS := -m32
 
-STAND_SRCS := start.S boot.c host.c heap.c entropy.c files.c handoff.c fat.c randomize.c \
+STAND_SRCS := start.S boot.c prompt.c host.c heap.c entropy.c files.c handoff.c fat.c randomize.c \
   bios_cons.c bios_disk.c bios_mem.c bios_acpi.c bios_rand.c
 STAND_OBJS := $(patsubst %,$(SB)/%.o,$(basename $(STAND_SRCS)))
 

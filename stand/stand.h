@@ -39,6 +39,8 @@ struct stand {
 void stand_host_init(struct stand *s);
 void stand_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void stand_halt(const char *why);
+/* prompt.c: non-zero when the operator chose the fallback (timeout > 0). */
+int stand_prompt_fallback(const struct lk_config *cfg);
 /* entropy.c: seeds rng from every source there is, warning per gap. */
 void stand_seed(struct stand *s, struct lk_rng *rng);
 /* randomize.c: fills the fallback ELF's PT_OPENBSD_RANDOMIZE segments. */

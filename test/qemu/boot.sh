@@ -10,6 +10,8 @@
 #     --copy                    boot a private copy of IMAGE (parallel boots
 #                               of one image) and report whether it changed
 #     --console                 serial on this terminal too (make run)
+#     --send PATTERN=KEYS       type KEYS on the serial line once PATTERN
+#                               shows in the guest's output (boot prompt)
 #     -- ARGS                   extra QEMU arguments
 #
 # Prints one line:  boot: exit=0x10 status=33 seconds=5 disk=unchanged log=FILE
@@ -24,7 +26,7 @@ OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 QEMU=${QEMU:-qemu-system-x86_64}
 
-firmware=uefi log='' limit=120 rng=0 cpu='' copy=0 console=0
+firmware=uefi log='' limit=120 rng=0 cpu='' copy=0 console=0 send=''
 extra=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -35,13 +37,14 @@ while [ $# -gt 0 ]; do
 	--cpu) cpu=$2; shift ;;
 	--copy) copy=1 ;;
 	--console) console=1 ;;
+	--send) send=$2; shift ;;
 	--) shift; extra=("${@:1:$#-1}"); set -- "${@:$#}"; break ;;
 	-*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 	shift
 done
-[ $# -eq 1 ] || { sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 image=$1
 [ -r "$image" ] || { echo "boot.sh: $image: not readable" >&2; exit 2; }
 [ -n "$log" ] || log=$image.$firmware.log
@@ -82,8 +85,17 @@ if [ "$console" = 1 ]; then
 		-serial chardev:s0 -mon chardev=s0 "${extra[@]}"
 	status=$?
 else
+	serial=(-serial "file:$log")
+	if [ -n "$send" ]; then
+		# A socket instead of a file, so the client can type; QEMU
+		# waits for it before starting the guest, and still logs.
+		serial=(-chardev "socket,id=s0,path=$work/serial.sock,server=on,wait=on,logfile=$log"
+			-serial chardev:s0)
+		python3 "$(dirname "$0")/serial-send.py" "$work/serial.sock" \
+			"${send%%=*}" "${send#*=}" >"$work/send.out" 2>&1 &
+	fi
 	timeout -k 5 "$limit" "$QEMU" "${args[@]}" -nographic -monitor none \
-		-serial "file:$log" "${extra[@]}" </dev/null >"$work/qemu.out" 2>&1 &
+		"${serial[@]}" "${extra[@]}" </dev/null >"$work/qemu.out" 2>&1 &
 	pid=$!
 	# The firmware giving up (OVMF's shell, SeaBIOS without a boot disk)
 	# means the boot failed: stop now instead of waiting for the timeout.

@@ -45,3 +45,10 @@ TESTS += $(QEMU_T)/test-hostile
 $(QEMU_T)/test-hostile: test/qemu/hostile-tests.sh test/qemu/kit-hostile.py \
   test/qemu/boot.sh $(QEMU_PRODUCTS)
 	$(call qemu_wrapper,test/qemu/hostile-tests.sh,)
+
+# The boot prompt (timeout = N): f boots the fallback, other keys or the
+# timeout the relinked kernel (5 boots, two at a time).
+TESTS += $(QEMU_T)/test-prompt
+$(QEMU_T)/test-prompt: test/qemu/prompt-tests.sh test/qemu/serial-send.py \
+  test/qemu/boot.sh $(QEMU_PRODUCTS)
+	$(call qemu_wrapper,test/qemu/prompt-tests.sh,)
