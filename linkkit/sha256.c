@@ -1,7 +1,9 @@
-/* SHA-256 (FIPS 180-4): kit integrity and the RNG's key derivation. */
-#include "linkkit.h"
+/* SHA-256 (FIPS 180-4): kit integrity and the RNG's key derivation. The
+ * compression runs on SHA-NI when the build and the CPU allow it
+ * (sha256_ni.c), else on the portable code below. */
+#include "sha256_impl.h"
 
-static const lk_u32 lk_sha256_k[64] = {
+const lk_u32 lk_sha256_k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
 	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
 	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
@@ -26,8 +28,9 @@ static lk_u32 lk_be32(const lk_u8 *p)
 	       p[3];
 }
 
-/* w is the caller's schedule scratch, wiped once per update, not per block
- * (it holds message words: the RNG's seed). */
+/* w is the caller's schedule scratch, wiped once per call of
+ * lk_sha256_blocks_portable, not per block (it holds message words: the
+ * RNG's seed). */
 static void lk_sha256_block(lk_u32 st[8], const lk_u8 *blk, lk_u32 w[64])
 {
 	lk_u32 a, b, c, d, e, f, g, h;
@@ -48,13 +51,14 @@ static void lk_sha256_block(lk_u32 st[8], const lk_u8 *blk, lk_u32 w[64])
 	 * shifted: no register moves between rounds (the boot stages build
 	 * with -Os, which would not unroll). Ch and Maj in their
 	 * fewer-operation forms. */
-#define LK_SHA_ROUND(a, b, c, d, e, f, g, h, k)                                \
-	do {                                                                   \
-		lk_u32 x = h + (lk_ror(e, 6) ^ lk_ror(e, 11) ^ lk_ror(e, 25)) + \
-			   (g ^ (e & (f ^ g))) + lk_sha256_k[k] + w[k];         \
-		d += x;                                                        \
-		h = x + (lk_ror(a, 2) ^ lk_ror(a, 13) ^ lk_ror(a, 22)) +       \
-		    ((a & b) | (c & (a | b)));                                 \
+#define LK_SHA_ROUND(a, b, c, d, e, f, g, h, k)                             \
+	do {                                                                \
+		lk_u32 x = h +                                              \
+			   (lk_ror(e, 6) ^ lk_ror(e, 11) ^ lk_ror(e, 25)) + \
+			   (g ^ (e & (f ^ g))) + lk_sha256_k[k] + w[k];     \
+		d += x;                                                     \
+		h = x + (lk_ror(a, 2) ^ lk_ror(a, 13) ^ lk_ror(a, 22)) +    \
+		    ((a & b) | (c & (a | b)));                              \
 	} while (0)
 	for (i = 0; i < 64; i += 8) {
 		LK_SHA_ROUND(a, b, c, d, e, f, g, h, i);
@@ -69,6 +73,43 @@ static void lk_sha256_block(lk_u32 st[8], const lk_u8 *blk, lk_u32 w[64])
 #undef LK_SHA_ROUND
 	st[0] += a, st[1] += b, st[2] += c, st[3] += d;
 	st[4] += e, st[5] += f, st[6] += g, st[7] += h;
+}
+
+void lk_sha256_blocks_portable(lk_u32 st[8], const lk_u8 *p, lk_size n)
+{
+	lk_u32 w[64];
+
+	for (; n; n--, p += 64)
+		lk_sha256_block(st, p, w);
+	lk_wipe(w, sizeof(w));
+}
+
+/* -1: not decided yet; 0: portable; 1: SHA-NI. Decided on first use so
+ * CPUID (a VM exit under a hypervisor) runs once per boot. */
+static int lk_sha256_ni = -1;
+
+int lk_sha256_select(int mode)
+{
+#ifdef LK_SHA256_HAVE_NI
+	lk_sha256_ni = mode == LK_SHA256_AUTO && lk_sha256_ni_cpu();
+#else
+	(void)mode;
+	lk_sha256_ni = 0;
+#endif
+	return lk_sha256_ni;
+}
+
+static void lk_sha256_blocks(lk_u32 st[8], const lk_u8 *p, lk_size n)
+{
+	if (lk_sha256_ni < 0)
+		lk_sha256_select(LK_SHA256_AUTO);
+#ifdef LK_SHA256_HAVE_NI
+	if (lk_sha256_ni) {
+		lk_sha256_blocks_ni(st, p, n);
+		return;
+	}
+#endif
+	lk_sha256_blocks_portable(st, p, n);
 }
 
 void lk_sha256_init(struct lk_sha256 *c)
@@ -88,7 +129,6 @@ void lk_sha256_init(struct lk_sha256 *c)
 void lk_sha256_update(struct lk_sha256 *c, const void *data, lk_size len)
 {
 	const lk_u8 *p = data;
-	lk_u32 w[64];
 
 	c->length += len;
 	if (c->fill) {
@@ -98,37 +138,37 @@ void lk_sha256_update(struct lk_sha256 *c, const void *data, lk_size len)
 		}
 		if (c->fill < 64)
 			return;
-		lk_sha256_block(c->state, c->block, w);
+		lk_sha256_blocks(c->state, c->block, 1);
 		c->fill = 0;
 	}
-	for (; len >= 64; len -= 64, p += 64)
-		lk_sha256_block(c->state, p, w);
+	if (len >= 64) {
+		lk_sha256_blocks(c->state, p, len / 64);
+		p += len & ~(lk_size)63;
+		len &= 63;
+	}
 	while (len--)
 		c->block[c->fill++] = *p++;
-	lk_wipe(w, sizeof(w));
 }
 
 void lk_sha256_final(struct lk_sha256 *c, lk_u8 out[32])
 {
 	lk_u64 bits = c->length << 3;
-	lk_u32 w[64];
 	int i;
 
 	c->block[c->fill++] = 0x80;
 	if (c->fill > 56) {
 		while (c->fill < 64)
 			c->block[c->fill++] = 0;
-		lk_sha256_block(c->state, c->block, w);
+		lk_sha256_blocks(c->state, c->block, 1);
 		c->fill = 0;
 	}
 	while (c->fill < 56)
 		c->block[c->fill++] = 0;
 	for (i = 0; i < 8; i++)
 		c->block[56 + i] = (lk_u8)(bits >> (56 - 8 * i));
-	lk_sha256_block(c->state, c->block, w);
+	lk_sha256_blocks(c->state, c->block, 1);
 	for (i = 0; i < 32; i++)
 		out[i] = (lk_u8)(c->state[i / 4] >> (24 - 8 * (i % 4)));
-	lk_wipe(w, sizeof(w));
 	lk_wipe(c, sizeof(*c));
 }
 

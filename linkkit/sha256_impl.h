@@ -1,0 +1,31 @@
+/* SHA-256 internals shared by sha256.c and sha256_ni.c (and the tests and
+ * the bench, which compare and time both compression functions). */
+#ifndef LK_SHA256_IMPL_H
+#define LK_SHA256_IMPL_H
+
+#include "linkkit.h"
+
+extern const lk_u32 lk_sha256_k[64];
+
+/* Compresses n whole 64-byte blocks into st with the portable code. */
+void lk_sha256_blocks_portable(lk_u32 st[8], const lk_u8 *p, lk_size n);
+
+/* SHA-NI is built only where the compiler may use SSE registers at all:
+ * x86-64 builds without -mgeneral-regs-only (host, UEFI stage). The BIOS
+ * stage (i386, SSE off in CR4) and the fs64 objects keep the portable
+ * code. */
+#if defined(__x86_64__) && defined(__SSE2__)
+#define LK_SHA256_HAVE_NI 1
+/* 1 if CPUID reports SHA, SSSE3 and SSE4.1; asked once. */
+int lk_sha256_ni_cpu(void);
+/* The same as lk_sha256_blocks_portable with the SHA extensions. */
+void lk_sha256_blocks_ni(lk_u32 st[8], const lk_u8 *p, lk_size n);
+#endif
+
+/* Which compression lk_sha256_update uses, for tests and the bench:
+ * LK_SHA256_AUTO (SHA-NI when built and the CPU has it) or
+ * LK_SHA256_PORTABLE. Returns 1 if SHA-NI is now in use. */
+enum { LK_SHA256_AUTO, LK_SHA256_PORTABLE };
+int lk_sha256_select(int mode);
+
+#endif
