@@ -1,5 +1,5 @@
 /*
- * The `linkkit` command (docs/linkkit.1): create, info, verify, link.
+ * The `linkkit` command (docs/linkkit.1): create, info, verify, link, sign.
  * The host side of the core: it feeds kits to the same liblinkkit the boot
  * stages use, so `create` refuses kits the boot side could not link.
  */
@@ -189,6 +189,8 @@ static void usage(void)
 	fputs("usage: linkkit create -o OUT.kit -T SCRIPT.ld -P POLICY [--sign KEY] OBJ.o...\n"
 	      "       linkkit info KIT\n"
 	      "       linkkit verify [-p PUBKEY] KIT\n"
+	      "       linkkit sign -s KEY.sec [-o FILE.sig] FILE\n"
+	      "       linkkit verify -p KEY.pub -x FILE.sig FILE\n"
 	      "       linkkit link [--seed HEX | --random] [--map FILE] [--print-layout] -o OUT.elf KIT\n",
 	      stderr);
 }
@@ -207,6 +209,8 @@ int main(int argc, char **argv)
 		return lkc_verify(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "link"))
 		return lkc_link(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "sign"))
+		return lkc_sign_file(argc - 1, argv + 1);
 	fprintf(stderr, "linkkit: unknown command '%s'\n", argv[1]);
 	usage();
 	return 2;

@@ -31,6 +31,9 @@ int lkc_check_sig(const char *pub, const char *name, const uint8_t *kit, size_t 
 /* A signify signature file (text) for msg, made with our Ed25519. */
 int lkc_sign_buf(const char *key, const void *msg, size_t len, char **out, size_t *olen);
 int lkc_load_pubkey(const char *pub, struct lk_pubkey *pk);
+/* `linkkit sign` and `linkkit verify -x`: detached signatures of any file. */
+int lkc_sign_file(int argc, char **argv);
+int lkc_verify_detached(const char *pub, const char *sigpath, const char *path);
 
 int lkc_create(int argc, char **argv);
 int lkc_info(int argc, char **argv);

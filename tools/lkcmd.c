@@ -203,8 +203,12 @@ int lkc_verify(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "-p"))
 		pub = argv[2];
+	/* A detached signature of any file (the fallback): lksign.c. */
+	if (argc == 6 && !strcmp(argv[1], "-p") && !strcmp(argv[3], "-x"))
+		return lkc_verify_detached(argv[2], argv[4], argv[5]);
 	if (argc != 2 && !pub) {
-		fprintf(stderr, "linkkit: verify: usage: linkkit verify [-p PUBKEY] KIT\n");
+		fprintf(stderr, "linkkit: verify: usage: linkkit verify [-p PUBKEY] KIT\n"
+				"       linkkit verify -p KEY.pub -x FILE.sig FILE\n");
 		return 1;
 	}
 	path = argv[argc - 1];

@@ -9,6 +9,10 @@
  * kdfrounds (big-endian u32), salt[16], checksum[8], keynum[8],
  * seed||pubkey[64]. Only unencrypted keys (`signify -G -n`, rounds 0)
  * are supported: the bcrypt KDF is not implemented here.
+ *
+ * `linkkit sign` / `linkkit verify -x` do the same for any file (the
+ * fallback kernel): a detached signature over the whole file, the same
+ * bytes `signify -S -s KEY -m FILE -x FILE.sig` writes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,21 +88,27 @@ static int load_seckey(const char *key, uint8_t sk[SECKEY_RAW])
 		fprintf(stderr, "linkkit: %s: not a signify secret key\n", key);
 		return -1;
 	}
+	/* A non-zero bcrypt_pbkdf round count means a passphrase-protected
+	 * seed, which we cannot decrypt: say so rather than "bad checksum". */
 	if (sk[4] | sk[5] | sk[6] | sk[7]) {
-		fprintf(stderr, "linkkit: %s: passphrase-protected keys are not supported "
-				"(make the key with signify -G -n)\n", key);
+		fprintf(stderr,
+			"linkkit: %s: encrypted secret keys are not supported; "
+			"make one with signify -G -n\n",
+			key);
 		return -1;
 	}
 	lk_sha512(sk + 40, 64, sum);
 	if (memcmp(sum, sk + 24, 8)) {
-		fprintf(stderr, "linkkit: %s: corrupt secret key (checksum)\n", key);
+		fprintf(stderr, "linkkit: %s: corrupt secret key (checksum)\n",
+			key);
 		return -1;
 	}
 	return 0;
 }
 
 /* A signify signature file for msg; *out is malloc'd text. */
-int lkc_sign_buf(const char *key, const void *msg, size_t len, char **out, size_t *olen)
+int lkc_sign_buf(const char *key, const void *msg, size_t len, char **out,
+		 size_t *olen)
 {
 	uint8_t sk[SECKEY_RAW], raw[74];
 	char line[128], *t;
@@ -120,7 +130,8 @@ int lkc_sign_buf(const char *key, const void *msg, size_t len, char **out, size_
 	if (blen > 4 && !strcmp(base + blen - 4, ".sec"))
 		blen -= 4;
 	t = kb_xrealloc(NULL, blen + sizeof(line) + 64, 1);
-	n = sprintf(t, "untrusted comment: verify with %.*s.pub\n%s\n", (int)blen, base, line);
+	n = sprintf(t, "untrusted comment: verify with %.*s.pub\n%s\n",
+		    (int)blen, base, line);
 	*out = t;
 	*olen = (size_t)n;
 	return 0;
@@ -136,10 +147,9 @@ int lkc_sign(const char *key, uint8_t **kit, size_t *ksize)
 	memcpy(&h, *kit, sizeof(h));
 	h.flags |= LK_KIT_F_SIGNED;
 	memcpy(*kit, &h, sizeof(h));
-	if (lkc_sign_buf(key, &h, sizeof(h), &s, &slen)) {
-		fprintf(stderr, "linkkit: cannot sign with %s\n", key);
+	/* lkc_sign_buf printed the one line naming the key. */
+	if (lkc_sign_buf(key, &h, sizeof(h), &s, &slen))
 		return -1;
-	}
 	*kit = kb_xrealloc(*kit, *ksize + slen, 1);
 	memcpy(*kit + *ksize, s, slen);
 	*ksize += slen;
@@ -163,8 +173,8 @@ int lkc_load_pubkey(const char *pub, struct lk_pubkey *pk)
 }
 
 /* Checks the trailer of a signed kit against a signify public key. */
-int lkc_check_sig(const char *pub, const char *name, const uint8_t *kit, size_t ksize,
-		  const struct lk_kit *k)
+int lkc_check_sig(const char *pub, const char *name, const uint8_t *kit,
+		  size_t ksize, const struct lk_kit *k)
 {
 	struct lk_pubkey pk;
 
@@ -172,4 +182,72 @@ int lkc_check_sig(const char *pub, const char *name, const uint8_t *kit, size_t 
 	if (lkc_load_pubkey(pub, &pk))
 		return -1;
 	return lk_kit_check_sig(&lkc_host, &pk, name, kit, ksize);
+}
+
+/* `linkkit sign -s KEY.sec [-o FILE.sig] FILE`: a detached signify
+ * signature of the whole file (default output FILE.sig, as signify). */
+int lkc_sign_file(int argc, char **argv)
+{
+	const char *key = NULL, *out = NULL, *path = NULL;
+	char *sig = NULL, *def = NULL;
+	uint8_t *msg;
+	size_t n, slen;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if ((!strcmp(a, "-s") || !strcmp(a, "-o") ||
+		     !strcmp(a, "-x")) &&
+		    i + 1 < argc) {
+			*(a[1] == 's' ? &key : &out) = argv[++i];
+		} else if (a[0] == '-' || path) {
+			path = NULL;
+			break;
+		} else {
+			path = a;
+		}
+	}
+	if (!key || !path) {
+		fprintf(stderr, "linkkit: sign: usage: linkkit sign -s KEY.sec "
+				"[-o FILE.sig] FILE\n");
+		return 1;
+	}
+	if (!out) {
+		def = kb_xcalloc(strlen(path) + 5, 1);
+		sprintf(def, "%s.sig", path);
+		out = def;
+	}
+	if (lkc_read_file(path, &msg, &n)) {
+		free(def);
+		return 1;
+	}
+	rc = lkc_sign_buf(key, msg, n, &sig, &slen) ||
+	     lkc_write_file(out, sig, slen);
+	free(msg);
+	free(sig);
+	free(def);
+	return rc ? 1 : 0;
+}
+
+/* `linkkit verify -p KEY.pub -x FILE.sig FILE`: checks a detached
+ * signature with the boot stages' code (lk_sig_check). */
+int lkc_verify_detached(const char *pub, const char *sigpath, const char *path)
+{
+	struct lk_pubkey pk;
+	uint8_t *msg = NULL, *sig = NULL;
+	size_t n, slen;
+	int rc = 1;
+
+	if (lkc_load_pubkey(pub, &pk) || lkc_read_file(sigpath, &sig, &slen) ||
+	    lkc_read_file(path, &msg, &n))
+		goto out;
+	if (lk_sig_check(&lkc_host, &pk, path, msg, n, sig, slen))
+		goto out;
+	printf("%s: signature ok (%s)\n", path, sigpath);
+	rc = 0;
+out:
+	free(msg);
+	free(sig);
+	return rc;
 }
