@@ -31,3 +31,11 @@ $(B)/tools/asan/%.o: tools/%.c $(LKTOOL_HDRS)
 $(LINKKIT_CLI_ASAN): $(LKTOOL_ASAN_OBJS) $(LINKKIT_ASAN_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_FLAGS) -o $@ $(LKTOOL_ASAN_OBJS) $(LINKKIT_ASAN_LIB) -lelf -lz -lm
+
+# `linkkit sign` / `verify -x` against signify-openbsd (tools/test-sign.sh).
+ALL += $(B)/tools/test-sign
+TESTS += $(B)/tools/test-sign
+$(B)/tools/test-sign: tools/test-sign.sh $(LINKKIT_CLI) $(B)/demo/fallback.elf
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nexec %s/tools/test-sign.sh %s\n' $(CURDIR) $(abspath $(B)) >$@
+	chmod +x $@

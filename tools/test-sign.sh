@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# `linkkit sign` and `linkkit verify -x` (detached signify signatures of any
+# file, the fallback kernel in particular) against signify-openbsd, both
+# ways: our signature file must be byte-identical to `signify -S`'s (Ed25519
+# is deterministic), signify must verify ours, we must verify signify's, and
+# every refusal is one line naming the file or the key.
+#
+#   test-sign.sh BUILD_DIR   (uses its tools/linkkit and demo kernel)
+set -u
+B=$1
+LK=$B/tools/linkkit ELF=$B/demo/fallback.elf
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1: $2"; }
+check() { # NAME REASON CONDITION...
+	local n=$1 why=$2
+	shift 2
+	if "$@"; then ok "$n"; else nok "$n" "$why"; fi
+}
+# one_line NAME WANT CMD...: CMD fails with exactly the line WANT on stderr.
+one_line() {
+	local n=$1 want=$2 out rc
+	shift 2
+	out=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		nok "$n" "succeeded; want failure with '$want'"
+	elif [ "$out" != "$want" ]; then
+		nok "$n" "stderr '$out', want '$want'"
+	else
+		ok "$n"
+	fi
+}
+
+if ! command -v signify-openbsd >/dev/null; then
+	for n in same-bytes signify-verifies-ours ours-verifies-signify default-name \
+		tampered other-key encrypted-key encrypted-key-nothing-written \
+		encrypted-key-create not-a-key not-a-pubkey malformed-sig; do
+		echo "skip sign-$n: signify-openbsd not installed"
+	done
+	exit 0
+fi
+
+# An encrypted key (signify -G without -n) needs the passphrase on a tty.
+mkenc() {
+	python3 - "$1" "$2" <<'EOF'
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("signify-openbsd", ["signify-openbsd", "-G", "-p", sys.argv[1],
+                                  "-s", sys.argv[2]])
+buf = b""
+for _ in range(2):
+    while b"passphrase:" not in buf:
+        buf += os.read(fd, 100)
+    buf = buf.split(b"passphrase:", 1)[1]
+    os.write(fd, b"not the real one\n")
+try:
+    while os.read(fd, 100):
+        pass
+except OSError:
+    pass
+sys.exit(os.waitpid(pid, 0)[1] >> 8)
+EOF
+}
+
+signify-openbsd -G -n -p "$W/k1.pub" -s "$W/k1.sec" &&
+	signify-openbsd -G -n -p "$W/k2.pub" -s "$W/k2.sec" || {
+	echo "not ok sign-setup: signify-openbsd -G failed"
+	exit 0
+}
+head -c 0 /dev/null >"$W/empty"
+head -c 4097 /dev/urandom >"$W/rand"
+cp "$ELF" "$W/fallback.elf"
+
+# Ours and signify's, for the fallback, an empty file and random bytes.
+same=1 sv=1 why=
+for f in fallback.elf empty rand; do
+	"$LK" sign -s "$W/k1.sec" -o "$W/$f.ours" "$W/$f" || { same=0; why="$f: linkkit sign failed"; }
+	signify-openbsd -S -s "$W/k1.sec" -m "$W/$f" -x "$W/$f.theirs"
+	cmp -s "$W/$f.ours" "$W/$f.theirs" || { same=0; why="$f: $(tail -1 "$W/$f.ours") vs $(tail -1 "$W/$f.theirs")"; }
+	out=$(signify-openbsd -V -p "$W/k1.pub" -m "$W/$f" -x "$W/$f.ours" 2>&1)
+	[ "$out" = "Signature Verified" ] || { sv=0; svwhy="$f: $out"; }
+done
+check sign-same-bytes "$why" test $same = 1
+check sign-signify-verifies-ours "${svwhy:-}" test $sv = 1
+
+out=$("$LK" verify -p "$W/k1.pub" -x "$W/fallback.elf.theirs" "$W/fallback.elf" 2>&1)
+check sign-ours-verifies-signify "$out" \
+	test "$out" = "$W/fallback.elf: signature ok ($W/fallback.elf.theirs)"
+
+# Without -o the signature goes to FILE.sig, as with signify.
+"$LK" sign -s "$W/k1.sec" "$W/rand"
+check sign-default-name "no $W/rand.sig identical to signify's" cmp -s "$W/rand.sig" "$W/rand.theirs"
+
+cp "$W/fallback.elf" "$W/bad.elf"
+printf '\x01' | dd of="$W/bad.elf" bs=1 seek=100 conv=notrunc status=none
+one_line sign-tampered "linkkit: $W/bad.elf: bad signature" \
+	"$LK" verify -p "$W/k1.pub" -x "$W/fallback.elf.ours" "$W/bad.elf"
+one_line sign-other-key "linkkit: $W/fallback.elf: signed with another key" \
+	"$LK" verify -p "$W/k2.pub" -x "$W/fallback.elf.ours" "$W/fallback.elf"
+
+if mkenc "$W/enc.pub" "$W/enc.sec" >"$W/enc.log" 2>&1; then
+	one_line sign-encrypted-key \
+		"linkkit: $W/enc.sec: encrypted secret keys are not supported; make one with signify -G -n" \
+		"$LK" sign -s "$W/enc.sec" -o "$W/x.sig" "$W/rand"
+	check sign-encrypted-key-nothing-written "$W/x.sig exists" test ! -e "$W/x.sig"
+	# create --sign refuses it the same way (the kit is not written).
+	mapfile -t objs <"$B/demo/objects.txt"
+	one_line sign-encrypted-key-create \
+		"linkkit: $W/enc.sec: encrypted secret keys are not supported; make one with signify -G -n" \
+		"$LK" create --sign "$W/enc.sec" -o "$W/a.kit" -T "$SRC/test/demo/kernel.ld" \
+		-P "$SRC/test/demo/policy" "${objs[@]}"
+else
+	nok sign-encrypted-key "cannot make an encrypted key: $(tail -1 "$W/enc.log")"
+fi
+
+one_line sign-not-a-key "linkkit: $W/k1.pub: not a signify secret key" \
+	"$LK" sign -s "$W/k1.pub" -o "$W/y.sig" "$W/rand"
+one_line sign-not-a-pubkey "linkkit: $W/k1.sec: not a signify public key" \
+	"$LK" verify -p "$W/k1.sec" -x "$W/rand.sig" "$W/rand"
+one_line sign-malformed-sig "linkkit: $W/rand: malformed signature" \
+	"$LK" verify -p "$W/k1.pub" -x "$W/k1.pub" "$W/rand"
