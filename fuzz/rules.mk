@@ -53,7 +53,7 @@ $(FUZZ_SEEDS): fuzz/gen-seeds.py fuzz/gen-fat-seeds.py tools/mkimage.sh $(B)/too
   $(B)/demo/kernel.kit $(B)/demo/fallback.elf test/qemu/relink.cfg $(FUZZ_SCRIPTS)
 	rm -rf $(B)/fuzz/corpus && mkdir -p $(B)/fuzz/corpus
 	fuzz/gen-seeds.py $(B)/fuzz/corpus $(B)/demo/kernel.kit $(B)/demo/fallback.elf test/qemu/relink.cfg $(FUZZ_SCRIPTS)
-	fuzz/gen-fat-seeds.py $(B)/fuzz/corpus tools/mkimage.sh $(B)/demo/kernel.kit test/qemu/relink.cfg
+	fuzz/gen-fat-seeds.py $(B)/fuzz/corpus tools/mkimage.sh $(B)/demo/kernel.kit test/qemu/relink.cfg $(B)/tools/linkkit
 	touch $@
 
 $(B)/fuzz/test-fuzz: fuzz/run-fuzz.sh $(FUZZ_BINS) $(FUZZ_SEEDS)
