@@ -5,10 +5,14 @@
 #   mkimage.sh create -o IMG --efi BOOTX64.EFI --kit KIT --fallback ELF
 #                     [--cfg RELINK.CFG] [--mbr MBR.BIN] [--stage STAGE.BIN]
 #                     [--seed SEED.BIN] [--esp-mib N] [--fat 32|16]
-#                     [--fallback-sig SIG]  (signify -S -x of the fallback,
-#                     stored as \RELINK\FALLBACK.SIG for signed boots)
+#                     [--fallback-sig SIG | --fallback-key KEY.sec]
+#                     (the fallback's detached signature, stored as
+#                     \RELINK\FALLBACK.SIG for signed boots: a ready one, or
+#                     made here with `linkkit sign -s KEY.sec`)
 #   mkimage.sh install-kit IMG KIT   replace \RELINK\KERNEL.KIT atomically
-#   mkimage.sh install-fallback IMG ELF  the same for \RELINK\FALLBACK.ELF
+#   mkimage.sh install-fallback IMG ELF [--key KEY.sec | --sig SIG]
+#                     the same for \RELINK\FALLBACK.ELF (and FALLBACK.SIG;
+#                     required when the image holds one)
 #   mkimage.sh put IMG ESPPATH FILE  write FILE to ESPPATH (no checks: tests)
 #   mkimage.sh get IMG ESPPATH OUT   copy a file out of the ESP
 #   mkimage.sh remove IMG ESPPATH    delete a file from the ESP
@@ -16,6 +20,8 @@
 #   mkimage.sh check IMG             check GPT, ESP files and the MBR fields
 #
 # ESPPATH is an ESP path like \RELINK\KERNEL.KIT or /RELINK/KERNEL.KIT.
+# Signing runs $LINKKIT (default: linkkit on PATH, else build/tools/linkkit
+# next to this script).
 # Layout (docs/CONVENTIONS.md): GPT, ESP from LBA 2048, BIOS stage raw at
 # LBA 64 with its LBA (u32) at MBR 0x1B0 and sector count (u16) at 0x1B4.
 set -euo pipefail
@@ -31,7 +37,21 @@ KIT_MAGIC='4c494e4b4b49541a' # "LINKKIT\x1a"
 
 die() { echo "mkimage: $*" >&2; exit 1; }
 
-usage() { sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+SIG_PATH=/RELINK/FALLBACK.SIG
+
+# sign_file KEY FILE OUT: a signify signature of FILE made by `linkkit sign`.
+sign_file() {
+	local lk=${LINKKIT:-}
+	if [ -z "$lk" ]; then
+		lk=$(command -v linkkit || echo "$(dirname "$0")/../build/tools/linkkit")
+	fi
+	[ -x "$lk" ] || die "$lk: no linkkit to sign with (set LINKKIT=path)"
+	[ -r "$1" ] || die "$1: not readable"
+	# linkkit's own line names the key and the reason.
+	"$lk" sign -s "$1" -o "$3" "$2" || exit 1
+}
 
 # Normalises \A\B or A/B to ::/A/B for mtools.
 esp_path() {
@@ -100,7 +120,7 @@ write_stage() {
 }
 
 cmd_create() {
-	local out='' efi='' kit='' fallback='' cfg='' mbr='' stage='' seed='' esp_mib=64 fat=32 fsig=
+	local out='' efi='' kit='' fallback='' cfg='' mbr='' stage='' seed='' esp_mib=64 fat=32 fsig= fkey=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-o) out=$2 ;;
@@ -108,6 +128,7 @@ cmd_create() {
 		--kit) kit=$2 ;;
 		--fallback) fallback=$2 ;;
 		--fallback-sig) fsig=$2 ;;
+		--fallback-key) fkey=$2 ;;
 		--cfg) cfg=$2 ;;
 		--mbr) mbr=$2 ;;
 		--stage) stage=$2 ;;
@@ -119,6 +140,7 @@ cmd_create() {
 		shift 2 || usage
 	done
 	[ -n "$out" ] && [ -n "$efi" ] && [ -n "$kit" ] && [ -n "$fallback" ] || usage
+	[ -z "$fsig" ] || [ -z "$fkey" ] || die "--fallback-sig and --fallback-key exclude each other"
 	local f
 	for f in "$efi" "$kit" "$fallback" ${cfg:+"$cfg"} ${mbr:+"$mbr"} ${stage:+"$stage"} ${seed:+"$seed"} ${fsig:+"$fsig"}; do
 		[ -r "$f" ] || die "$f: not readable"
@@ -131,7 +153,11 @@ cmd_create() {
 	local tmp esp esp_sectors total
 	tmp=$(mktemp "$out.XXXXXX")
 	esp=$(mktemp "$out.esp.XXXXXX")
-	trap 'rm -f "$tmp" "$esp"' EXIT
+	trap 'rm -f "$tmp" "$esp" "$tmp.sig"' EXIT
+	if [ -n "$fkey" ]; then
+		sign_file "$fkey" "$fallback" "$tmp.sig"
+		fsig=$tmp.sig
+	fi
 	esp_sectors=$((esp_mib * 2048))
 	# Room after the ESP for the backup GPT (33 sectors), rounded to 1 MiB.
 	total=$((ESP_LBA + esp_sectors + 2048))
@@ -154,7 +180,7 @@ cmd_create() {
 	fi
 	mcopy -i "$esp" "$kit" ::$KIT_PATH
 	mcopy -i "$esp" "$fallback" ::$FALLBACK_PATH
-	[ -z "$fsig" ] || mcopy -i "$esp" "$fsig" ::/RELINK/FALLBACK.SIG
+	[ -z "$fsig" ] || mcopy -i "$esp" "$fsig" ::$SIG_PATH
 	[ -z "$seed" ] || mcopy -i "$esp" "$seed" ::/RELINK/SEED.BIN
 	dd if="$esp" of="$tmp" bs=1M seek=1 conv=notrunc,sparse status=none
 	rm -f "$esp"
@@ -163,6 +189,7 @@ cmd_create() {
 	[ -z "$stage" ] || write_stage "$tmp" "$stage"
 	sgdisk -v "$tmp" | grep -q 'No problems found' || die "$out: GPT does not verify"
 	mv -f "$tmp" "$out"
+	rm -f "$tmp.sig"
 	trap - EXIT
 }
 
@@ -200,11 +227,28 @@ cmd_install_kit() {
 }
 
 cmd_install_fallback() {
-	[ $# -eq 2 ] || usage
-	local img=$1 elf=$2
+	[ $# -eq 2 ] || [ $# -eq 4 ] || usage
+	local img=$1 elf=$2 sig='' tmp
 	[ -r "$elf" ] || die "$elf: not readable"
 	[ "$(od -An -tx1 -N5 "$elf" | tr -d ' \n')" = 7f454c4602 ] || die "$elf: not an ELF64 file"
+	tmp=$(mktemp)
+	trap 'rm -f "$tmp"' EXIT
+	case ${3:-} in
+	'') ;;
+	--key) sign_file "$4" "$elf" "$tmp" && sig=$tmp ;;
+	--sig) sig=$4 && { [ -r "$sig" ] || die "$sig: not readable"; } ;;
+	*) usage ;;
+	esac
+	# A signed image keeps booting only with a signature of the new file.
+	if [ -z "$sig" ] && esp_exists "$(esp_drive "$img")" $SIG_PATH; then
+		die "$img: has ${SIG_PATH//\//\\}; give --key KEY.sec or --sig SIG for the new fallback"
+	fi
 	with_lock "$img" install_locked "$img" "$elf" $FALLBACK_PATH /RELINK/FALLBACK.NEW $KIT_PATH
+	# The fallback is in place; its signature follows (replaced the same way).
+	[ -z "$sig" ] ||
+		with_lock "$img" install_locked "$img" "$sig" $SIG_PATH /RELINK/FALLBACK.SGN $FALLBACK_PATH
+	rm -f "$tmp"
+	trap - EXIT
 }
 
 # install_locked IMG SRC DEST TMP OTHER: writes SRC as TMP, reads it back,

@@ -38,7 +38,9 @@ one_line() {
 if ! command -v signify-openbsd >/dev/null; then
 	for n in same-bytes signify-verifies-ours ours-verifies-signify default-name \
 		tampered other-key encrypted-key encrypted-key-nothing-written \
-		encrypted-key-create not-a-key not-a-pubkey malformed-sig; do
+		encrypted-key-create not-a-key not-a-pubkey malformed-sig mkimage-fallback-key \
+		mkimage-install-needs-key mkimage-install-refused-unchanged mkimage-install-key \
+		mkimage-create-encrypted-key; do
 		echo "skip sign-$n: signify-openbsd not installed"
 	done
 	exit 0
@@ -124,3 +126,36 @@ one_line sign-not-a-pubkey "linkkit: $W/k1.sec: not a signify public key" \
 	"$LK" verify -p "$W/k1.sec" -x "$W/rand.sig" "$W/rand"
 one_line sign-malformed-sig "linkkit: $W/rand: malformed signature" \
 	"$LK" verify -p "$W/k1.pub" -x "$W/k1.pub" "$W/rand"
+
+# ---- mkimage signs the fallback itself (--fallback-key, install-fallback --key) ----
+MK=$SRC/tools/mkimage.sh
+export LINKKIT=$LK
+img=$W/s.img
+if "$MK" create -o "$img" --efi "$B/efi/BOOTX64.EFI" --kit "$B/demo/kernel.kit" \
+	--fallback "$ELF" --fallback-key "$W/k1.sec" >"$W/mk.log" 2>&1 &&
+	"$MK" get "$img" '\RELINK\FALLBACK.SIG' "$W/img.sig" >>"$W/mk.log" 2>&1; then
+	check sign-mkimage-fallback-key "FALLBACK.SIG differs from signify's" \
+		cmp -s "$W/img.sig" "$W/fallback.elf.theirs"
+else
+	nok sign-mkimage-fallback-key "$(tail -1 "$W/mk.log")"
+fi
+# A new fallback on a signed image needs a new signature: refused without.
+cp "$ELF" "$W/fb2.elf" && printf 'x' >>"$W/fb2.elf"
+one_line sign-mkimage-install-needs-key \
+	"mkimage: $img: has \\RELINK\\FALLBACK.SIG; give --key KEY.sec or --sig SIG for the new fallback" \
+	"$MK" install-fallback "$img" "$W/fb2.elf"
+"$MK" get "$img" '\RELINK\FALLBACK.ELF' "$W/still.elf" 2>/dev/null
+check sign-mkimage-install-refused-unchanged "the fallback changed" cmp -s "$W/still.elf" "$ELF"
+if "$MK" install-fallback "$img" "$W/fb2.elf" --key "$W/k1.sec" >"$W/mk.log" 2>&1 &&
+	"$MK" get "$img" '\RELINK\FALLBACK.ELF' "$W/new.elf" &&
+	"$MK" get "$img" '\RELINK\FALLBACK.SIG' "$W/new.sig"; then
+	out=$(signify-openbsd -V -p "$W/k1.pub" -m "$W/new.elf" -x "$W/new.sig" 2>&1)
+	check sign-mkimage-install-key "$out" \
+		test "$out" = "Signature Verified" -a "$(cmp "$W/new.elf" "$W/fb2.elf" 2>&1)" = ""
+else
+	nok sign-mkimage-install-key "$(tail -1 "$W/mk.log")"
+fi
+one_line sign-mkimage-create-encrypted-key \
+	"linkkit: $W/enc.sec: encrypted secret keys are not supported; make one with signify -G -n" \
+	"$MK" create -o "$W/e.img" --efi "$B/efi/BOOTX64.EFI" --kit "$B/demo/kernel.kit" \
+	--fallback "$ELF" --fallback-key "$W/enc.sec"
