@@ -129,6 +129,10 @@ struct lk_outsec {
 	lk_u64 align;     /* max input alignment and explicit ALIGN() */
 };
 #define LK_OUTSEC_RANDOM_FILL 0x1u /* filled with random bytes at boot */
+/* ld.lld keeps this output section even when it ends up empty (it holds
+ * assignments or is named in ADDR()): it then still counts for its
+ * segments' extents. Set only with the policy line `linker lld`. */
+#define LK_OUTSEC_KEEP_EMPTY 0x2u
 
 struct lk_phdr {
 	lk_u32 name;  /* strtab offset */

@@ -175,6 +175,18 @@ int lk_link_elf_emit(const struct lk_link *L, void *buf, lk_u64 buf_size,
 	return LK_OK;
 }
 
+/* An output section counts for segment p when it is emitted, or when it is
+ * empty but ld.lld would keep it (LK_OUTSEC_KEEP_EMPTY). */
+int lk_os_in_segment(const struct lk_link *L, lk_u32 os, lk_u32 p)
+{
+	if (p >= 32 || !(L->outsec[os].phdr_mask & (1u << p)))
+		return 0;
+	if (L->os[os].shndx)
+		return 1;
+	return (L->outsec[os].oflags & LK_OUTSEC_KEEP_EMPTY) &&
+	       L->os[os].state == LK_OS_DONE;
+}
+
 static lk_u32 lk_phdr_flags(const struct lk_link *L, lk_u32 p)
 {
 	lk_u32 i, f = LK_PF_R;
@@ -182,7 +194,7 @@ static lk_u32 lk_phdr_flags(const struct lk_link *L, lk_u32 p)
 	if (L->phdr[p].pflags & LK_PHDR_FLAGS_SET)
 		return L->phdr[p].flags;
 	for (i = 0; i < L->nout; i++) {
-		if (!L->os[i].shndx || !(L->outsec[i].phdr_mask & (1u << p)))
+		if (!lk_os_in_segment(L, i, p))
 			continue;
 		if (L->outsec[i].flags & LK_SHF_WRITE)
 			f |= LK_PF_W;
@@ -192,10 +204,26 @@ static lk_u32 lk_phdr_flags(const struct lk_link *L, lk_u32 p)
 	return f;
 }
 
+struct lk_extent {
+	lk_u64 vlo, llo, vhi, fhi, align;
+};
+
+static void lk_extend(struct lk_extent *x, lk_u64 vma, lk_u64 lma, lk_u64 size,
+		      int has_bytes)
+{
+	x->vlo = vma < x->vlo ? vma : x->vlo;
+	x->llo = lma < x->llo ? lma : x->llo;
+	x->vhi = vma + size > x->vhi ? vma + size : x->vhi;
+	if (has_bytes && lma + size > x->fhi)
+		x->fhi = lma + size;
+}
+
+/* The segment covers its sections (and the headers when it has FILEHDR/
+ * PHDRS); PT_LOAD is aligned to at least a page, as ld.lld does. */
 static void lk_fill_phdr(const struct lk_link *L, lk_u32 p,
 			 struct lk_elf64_phdr *ph)
 {
-	lk_u64 vlo = ~0ull, llo = ~0ull, vhi = 0, fhi = 0;
+	struct lk_extent x = { ~0ull, ~0ull, 0, 0, 0 };
 	lk_u32 i;
 
 	lk_memset(ph, 0, sizeof(*ph));
@@ -204,22 +232,146 @@ static void lk_fill_phdr(const struct lk_link *L, lk_u32 p,
 	for (i = 0; i < L->nout; i++) {
 		const struct lk_os *o = &L->os[i];
 
-		if (!o->shndx || !(L->outsec[i].phdr_mask & (1u << p)))
+		if (!lk_os_in_segment(L, i, p))
 			continue;
-		vlo = o->vma < vlo ? o->vma : vlo;
-		llo = o->lma < llo ? o->lma : llo;
-		vhi = o->vma + o->size > vhi ? o->vma + o->size : vhi;
-		if (L->outsec[i].type != LK_SHT_NOBITS && o->lma + o->size > fhi)
-			fhi = o->lma + o->size;
-		ph->p_align = o->align > ph->p_align ? o->align : ph->p_align;
+		lk_extend(&x, o->vma, o->lma, o->size,
+			  L->outsec[i].type != LK_SHT_NOBITS);
+		x.align = o->align > x.align ? o->align : x.align;
 	}
-	if (vlo == ~0ull)
-		return; /* no emitted section: an empty header */
-	ph->p_vaddr = vlo;
-	ph->p_paddr = llo;
-	ph->p_offset = llo - L->load_lo;
-	ph->p_memsz = vhi - vlo;
-	ph->p_filesz = fhi > llo ? fhi - llo : 0;
+	if (p == L->hdr_phdr) {
+		lk_u64 skip = (L->phdr[p].pflags & LK_PHDR_FILEHDR) ? 0 : 64;
+
+		lk_extend(&x, L->hdr_vma + skip, L->hdr_lma + skip,
+			  L->hdr_size - skip, 1);
+	}
+	if (x.vlo == ~0ull)
+		return; /* no section: an empty header */
+	if (ph->p_type == LK_PT_LOAD && x.align < 0x1000)
+		x.align = 0x1000;
+	ph->p_align = x.align;
+	ph->p_vaddr = x.vlo;
+	ph->p_paddr = x.llo;
+	ph->p_offset = x.llo - L->load_lo;
+	ph->p_memsz = x.vhi - x.vlo;
+	ph->p_filesz = x.fhi > x.llo ? x.fhi - x.llo : 0;
+}
+
+static int lk_headers_fail(struct lk_link *L, const char *why)
+{
+	LK_ERR(L, "%s: segment %s (FILEHDR/PHDRS): %s", L->name,
+	       lk_str(L, L->phdr[L->hdr_phdr].name), why);
+	return 0;
+}
+
+/* The lowest-VMA section of segment p (LK_NONE if none); *min gets the
+ * lowest VMA of any section in a segment. */
+static lk_u32 lk_first_in(const struct lk_link *L, lk_u32 p, lk_u64 *min)
+{
+	lk_u32 i, q, first = LK_NONE;
+
+	*min = ~0ull;
+	for (i = 0; i < L->nout; i++) {
+		for (q = 0; q < L->nphdr && !lk_os_in_segment(L, i, q); q++)
+			;
+		if (q == L->nphdr)
+			continue;
+		*min = L->os[i].vma < *min ? L->os[i].vma : *min;
+		if (lk_os_in_segment(L, i, p) &&
+		    (first == LK_NONE || L->os[i].vma < L->os[first].vma))
+			first = i;
+	}
+	return first;
+}
+
+/*
+ * ld.lld puts the ELF header and program headers of a FILEHDR/PHDRS
+ * segment on the page below the lowest section, at that segment's
+ * LMA-VMA offset. Kept empty sections may widen the load range too.
+ */
+int lk_link_headers(struct lk_link *L)
+{
+	lk_u32 p, i, first;
+	lk_u64 min, lo, hi;
+
+	L->hdr_phdr = LK_NONE;
+	for (p = 0; p < L->nphdr; p++) {
+		if (!(L->phdr[p].pflags & (LK_PHDR_FILEHDR | LK_PHDR_PHDRS)))
+			continue;
+		if (L->hdr_phdr != LK_NONE)
+			return lk_headers_fail(L, "headers in two segments");
+		L->hdr_phdr = p;
+	}
+	for (i = 0; i < L->nout; i++)
+		if (!L->os[i].shndx && L->os[i].state == LK_OS_DONE &&
+		    (L->outsec[i].oflags & LK_OUTSEC_KEEP_EMPTY)) {
+			L->load_lo = L->os[i].lma < L->load_lo ? L->os[i].lma
+							       : L->load_lo;
+			L->load_hi = L->os[i].lma > L->load_hi ? L->os[i].lma
+							       : L->load_hi;
+		}
+	if (L->hdr_phdr == LK_NONE)
+		return 1;
+	L->hdr_size = sizeof(struct lk_elf64_ehdr) +
+		      (lk_u64)L->nphdr * sizeof(struct lk_elf64_phdr);
+	first = lk_first_in(L, L->hdr_phdr, &min);
+	if (first == LK_NONE)
+		return lk_headers_fail(L, "no section in the segment");
+	if (min < L->hdr_size || L->os[first].vma != min)
+		return lk_headers_fail(
+			L, "not the lowest segment, or no room below it");
+	L->hdr_vma = (min - L->hdr_size) & ~0xfffull;
+	L->hdr_lma = L->hdr_vma + (L->os[first].lma - L->os[first].vma);
+	lo = L->hdr_lma;
+	hi = lo + L->hdr_size;
+	if (hi < lo || hi > L->load_lo)
+		return lk_headers_fail(
+			L, "headers overlap a section in load memory");
+	L->load_lo = lo;
+	return 1;
+}
+
+static void lk_put(lk_u8 *dst, const void *src, lk_size n)
+{
+	lk_memcpy(dst, src, n);
+}
+
+/* The ELF header as `linkkit link` writes the file (image at offset 0,
+ * section headers right after the image, 8-aligned), and the PHDRS. */
+void lk_write_headers(const struct lk_link *L, lk_u8 *img)
+{
+	struct lk_elf64_ehdr eh;
+	struct lk_elf64_phdr ph;
+	lk_u8 *at;
+	lk_u32 p;
+
+	if (L->hdr_phdr == LK_NONE)
+		return;
+	at = img + (L->hdr_lma - L->load_lo);
+	lk_memset(&eh, 0, sizeof(eh));
+	eh.e_ident[0] = 0x7f;
+	eh.e_ident[1] = 'E';
+	eh.e_ident[2] = 'L';
+	eh.e_ident[3] = 'F';
+	eh.e_ident[4] = 2; /* ELFCLASS64 */
+	eh.e_ident[5] = 1; /* little-endian */
+	eh.e_ident[6] = 1; /* EV_CURRENT */
+	eh.e_type = LK_ET_EXEC;
+	eh.e_machine = LK_EM_X86_64;
+	eh.e_version = 1;
+	eh.e_entry = L->entry_vma;
+	eh.e_phoff = sizeof(eh);
+	eh.e_shoff = (L->load_hi - L->load_lo + 7) & ~7ull;
+	eh.e_ehsize = sizeof(eh);
+	eh.e_phentsize = sizeof(ph);
+	eh.e_phnum = (lk_u16)L->nphdr;
+	eh.e_shentsize = sizeof(struct lk_elf64_shdr);
+	eh.e_shnum = (lk_u16)(L->nemit + 4);
+	eh.e_shstrndx = (lk_u16)(L->nemit + 3);
+	lk_put(at, &eh, sizeof(eh));
+	for (p = 0; p < L->nphdr; p++) {
+		lk_fill_phdr(L, p, &ph);
+		lk_put(at + sizeof(eh) + p * sizeof(ph), &ph, sizeof(ph));
+	}
 }
 
 int lk_link_phdrs(const struct lk_link *L, void *buf, lk_u64 buf_size,

@@ -92,6 +92,10 @@ struct lk_link {
 	lk_u32 nitem;
 	lk_u64 load_lo, load_hi, entry_vma, entry_lma;
 	lk_u32 nemit;
+	/* ELF header + program headers loaded by a FILEHDR/PHDRS segment
+	 * (hdr_phdr, LK_NONE without), as ld.lld places them. */
+	lk_u32 hdr_phdr;
+	lk_u64 hdr_vma, hdr_lma, hdr_size;
 
 	struct lk_alloc_rec allocs[LK_MAX_ALLOCS];
 	lk_u32 nallocs;
@@ -111,6 +115,11 @@ void lk_stable_sort(lk_u32 *v, lk_u32 *tmp, lk_u32 n,
 		    const void *ctx);
 lk_u64 lk_chunk_lma(const struct lk_link *L, lk_u32 chunk);
 lk_u32 lk_sym_outsec(const struct lk_link *L, lk_u32 sym);
+
+/* link_elf.c */
+int lk_os_in_segment(const struct lk_link *L, lk_u32 os, lk_u32 phdr);
+int lk_link_headers(struct lk_link *L);
+void lk_write_headers(const struct lk_link *L, lk_u8 *img);
 
 /* link_merge.c */
 int lk_merge_check(struct lk_link *L);

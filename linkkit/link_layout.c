@@ -472,7 +472,8 @@ static void lk_end_section(struct lk_link *L, struct lk_eval *e)
 	/* GNU ld (2.40) discards a section whose input sections are all
 	 * empty and that has no data or `. =`, and ignores its address
 	 * (symbols assigned inside keep their values). */
-	if (L->os_bare[e->cur] && o->size == 0)
+	if (L->os_bare[e->cur] && o->size == 0 &&
+	    !(L->outsec[e->cur].oflags & LK_OUTSEC_KEEP_EMPTY))
 		e->dot = e->dot_before;
 	else
 		e->prev_off = o->lma - o->vma;
@@ -592,6 +593,8 @@ static int lk_load_range(struct lk_link *L)
 		if (L->os[a].lma + L->os[a].size > L->load_hi)
 			L->load_hi = L->os[a].lma + L->os[a].size;
 	}
+	if (!lk_link_headers(L))
+		return 0;
 	if (L->load_hi - L->load_lo > LK_MAX_SIZE) {
 		LK_ERR(L, "%s: the linked image spans 0x%llx bytes (too large)",
 		       L->name, L->load_hi - L->load_lo);
@@ -653,6 +656,7 @@ void lk_link_info(const struct lk_link *L, struct lk_image_info *out)
 	out->entry_vma = L->entry_vma;
 	out->entry_lma = L->entry_lma;
 	out->noutsecs = L->nemit;
+	out->flags = L->hdr_phdr != LK_NONE ? LK_IMAGE_HEADERS : 0;
 }
 
 void lk_link_dump_layout(const struct lk_link *L, int level)

@@ -247,7 +247,7 @@ static int lk_check_outsecs(struct lk_link *L)
 		    !lk_is_pow2(o->align) || o->align > LK_MAX_SIZE ||
 		    o->fill_len > 4 ||
 		    (L->nphdr < 32 && (o->phdr_mask >> L->nphdr) != 0) ||
-		    (o->oflags & ~LK_OUTSEC_RANDOM_FILL)) {
+		    (o->oflags & ~(LK_OUTSEC_RANDOM_FILL | LK_OUTSEC_KEEP_EMPTY))) {
 			LK_ERR(L, "%s: output section %s: bad type %u, align "
 			       "0x%llx, fill length %u, phdr mask 0x%x or "
 			       "flags 0x%x", L->name, lk_str(L, o->name),

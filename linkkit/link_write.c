@@ -155,6 +155,8 @@ static void lk_zero_holes(const struct lk_link *L, lk_u8 *d)
 		lk_memset(d + (end - L->load_lo), 0, (lk_size)(o->lma - end));
 		end = o->lma + o->size;
 	}
+	/* Kept empty sections may end the range past the last one. */
+	lk_memset(d + (end - L->load_lo), 0, (lk_size)(L->load_hi - end));
 }
 
 int lk_link_write(struct lk_link *L, void *dst, struct lk_rng *rng)
@@ -179,5 +181,6 @@ int lk_link_write(struct lk_link *L, void *dst, struct lk_rng *rng)
 			lk_rng_bytes(rng, d + (L->os[s].lma - L->load_lo),
 				     (lk_size)L->os[s].size);
 	}
+	lk_write_headers(L, d);
 	return lk_apply_relocs(L, d) ? LK_ERR_LINK : LK_OK;
 }

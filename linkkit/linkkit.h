@@ -178,8 +178,11 @@ struct lk_image_info {
 	lk_u32 protocol;  /* enum lk_protocol */
 	lk_u32 noutsecs;  /* output sections that are emitted (non-empty) */
 	lk_u32 nphdrs;
-	lk_u32 reserved;
+	lk_u32 flags;     /* LK_IMAGE_* */
 };
+/* The image starts with the ELF header and program headers (a PHDRS
+ * segment with FILEHDR/PHDRS): a file writer stores it at offset 0. */
+#define LK_IMAGE_HEADERS 0x1u
 void lk_link_info(const struct lk_link *L, struct lk_image_info *out);
 
 /* Writes the linked image: dst corresponds to LMA load_lo and is

@@ -32,6 +32,7 @@ struct kb_policy {
 	size_t nkeep;
 	char **rfill;
 	size_t nrfill;
+	int lld; /* `linker lld`: segments as ld.lld makes them */
 };
 /* Returns 0, or -1 after printing every error as "path:line: msg". */
 int kb_policy_parse(const char *path, const char *text, struct kb_policy *p);

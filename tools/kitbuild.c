@@ -649,6 +649,7 @@ static int compile_script(struct kb *b)
 		.outsec_flags = cb_outsec_flags,
 		.intern = cb_intern,
 		.defined = cb_defined,
+		.lld_empty = b->pol.lld,
 	};
 
 	if (ls_compile(b->script, b->inputs, b->ninputs, &cb, &b->comp)) {

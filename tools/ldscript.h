@@ -73,6 +73,9 @@ struct ls_callbacks {
 	 * `name`; used for DEFINED(). A symbol assigned earlier in the
 	 * script counts as defined either way. */
 	int (*defined)(void *ctx, const char *name);
+	/* Nonzero: mark the empty output sections ld.lld keeps with
+	 * LK_OUTSEC_KEEP_EMPTY (policy `linker lld`). */
+	int lld_empty;
 };
 
 struct ls_compiled {

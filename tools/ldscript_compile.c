@@ -882,6 +882,68 @@ static uint32_t phdr_bit(struct cc *c, const struct ls_stmt *st,
 	return 0;
 }
 
+/* Does e read a symbol (ld.lld: the section's expressions use symbols)? */
+static int expr_uses_symbol(const struct ls_expr *e)
+{
+	if (!e)
+		return 0;
+	if (e->kind == LE_SYM)
+		return 1;
+	return expr_uses_symbol(e->a) || expr_uses_symbol(e->b) ||
+	       expr_uses_symbol(e->c);
+}
+
+/* Does e name section `name` in ADDR(), LOADADDR() or ALIGNOF()? */
+static int expr_names_sec(const struct ls_expr *e, const char *name)
+{
+	if (!e)
+		return 0;
+	if (e->kind == LE_SECFN && e->op != LK_E_SIZEOF && !strcmp(e->name, name))
+		return 1;
+	return expr_names_sec(e->a, name) || expr_names_sec(e->b, name) ||
+	       expr_names_sec(e->c, name);
+}
+
+static int stmts_name_sec(const struct ls_stmt *st, const char *name)
+{
+	for (; st; st = st->next) {
+		if (st->kind != LS_OUTSEC) {
+			if (expr_names_sec(st->e, name))
+				return 1;
+			continue;
+		}
+		if (expr_names_sec(st->os->vma, name) ||
+		    expr_names_sec(st->os->lma, name) ||
+		    expr_names_sec(st->os->align, name) ||
+		    stmts_name_sec(st->os->body, name))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * ld.lld (14) keeps an output section without input sections when its
+ * address, AT(), ALIGN() or body reads a symbol, when its body has
+ * anything but input descriptions (assignments, data, ASSERT; PROVIDE
+ * counted as nothing here), or when ADDR/LOADADDR/ALIGNOF name it.
+ */
+static int lld_keeps(const struct cc *c, const struct ls_outdesc *os)
+{
+	const struct ls_stmt *b;
+
+	if (expr_uses_symbol(os->vma) || expr_uses_symbol(os->lma) ||
+	    expr_uses_symbol(os->align))
+		return 1;
+	for (b = os->body; b; b = b->next) {
+		if (b->kind == LS_INPUT)
+			continue;
+		if (b->kind == LS_ASSIGN && b->provide)
+			continue;
+		return 1;
+	}
+	return stmts_name_sec(c->s->stmts, os->name);
+}
+
 static void finish_outsecs(struct cc *c)
 {
 	const struct ls_stmt *st;
@@ -918,6 +980,8 @@ static void finish_outsecs(struct cc *c)
 		}
 		if (c->cb->outsec_flags)
 			o->oflags = c->cb->outsec_flags(c->cb->ctx, os->name);
+		if (c->cb->lld_empty && !s->ninputs && lld_keeps(c, os))
+			o->oflags |= LK_OUTSEC_KEEP_EMPTY;
 	}
 }
 

@@ -4,6 +4,8 @@
  *
  * File layout: [Ehdr][Phdrs] pad [image of load_lo..load_hi] [Shdrs +
  * .symtab + .strtab + .shstrtab as lk_link_elf_emit lays them out].
+ * When the script loads the headers (FILEHDR/PHDRS), the core wrote them
+ * at the start of the image, which then sits at file offset 0.
  */
 #include <elf.h>
 #include <stdio.h>
@@ -130,6 +132,8 @@ static void place_segments(struct elf_out *e)
 
 	/* p_offset must be congruent to p_vaddr modulo the page size. */
 	e->img_off = (hdrs + PAGE - 1) / PAGE * PAGE + e->info.load_lo % PAGE;
+	if (e->info.flags & LK_IMAGE_HEADERS)
+		e->img_off = 0;
 	e->img_len = e->info.load_hi - e->info.load_lo;
 	for (uint32_t i = 0; i < e->nph; i++)
 		if (e->ph[i].p_type == PT_LOAD || e->ph[i].p_filesz)
@@ -174,6 +178,8 @@ static uint8_t *build_elf(struct elf_out *e, const uint8_t *img, size_t *len)
 	eh->e_shnum = (Elf64_Half)e->ev.shnum;
 	eh->e_shstrndx = (Elf64_Half)e->ev.shstrndx;
 	memcpy(f + sizeof(*eh), e->ph, e->nph * sizeof(Elf64_Phdr));
+	/* With loaded headers the image holds the same ones (the core
+	 * wrote them with these values): it overwrites them here. */
 	memcpy(f + e->img_off, img, e->img_len);
 	memcpy(f + e->shoff, e->view, e->ev.size);
 	*len = total;

@@ -118,11 +118,17 @@ static int parse_line(struct kb_policy *p, char **w, int n, const char **err)
 	} else if (!strcmp(k, "random-fill") && n >= 2) {
 		for (int i = 1; i < n; i++)
 			push(&p->rfill, &p->nrfill, w[i]);
+	} else if (!strcmp(k, "linker") && n == 2) {
+		if (strcmp(w[1], "lld") && strcmp(w[1], "bfd")) {
+			*err = "linker must be lld or bfd";
+			return -1;
+		}
+		p->lld = !strcmp(w[1], "lld");
 	} else if (!strcmp(k, "gap")) {
 		return parse_gap(p, w, n, err);
 	} else if (!strcmp(k, "protocol") || !strcmp(k, "granularity") ||
 		   !strcmp(k, "pin") || !strcmp(k, "keep-order") ||
-		   !strcmp(k, "random-fill")) {
+		   !strcmp(k, "random-fill") || !strcmp(k, "linker")) {
 		*err = "wrong number of arguments";
 		return -1;
 	} else {
