@@ -4,6 +4,9 @@
  *   'Z' u32 raw_len u32 zlen zdata[zlen] sha256(raw)   must inflate
  *   'T' u32 raw_len u32 cut u32 zlen zdata[zlen]       first cut bytes must fail
  *   'R' u32 seed_len seed u32 n sha256(rng bytes) u64 below[16] u32 shuf[16]
+ *   'E' u32 mlen seed[32] msg[mlen] sha512(msg) pubkey[32] sig[64]
+ *       u32 tlen text[tlen]   Ed25519 of msg under seed, and the same
+ *       signature as a signify file (key number "i386test")
  */
 #include <string.h>
 #include <zlib.h>
@@ -90,6 +93,58 @@ static void put_rng(FILE *f, int i)
 	free(buf);
 }
 
+static void b64(const unsigned char *p, size_t n, char *out)
+{
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrst"
+				"uvwxyz0123456789+/";
+
+	for (size_t i = 0; i < n; i += 3, out += 4) {
+		uint32_t v = (uint32_t)p[i] << 16 |
+			     (i + 1 < n ? p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
+
+		out[0] = t[v >> 18];
+		out[1] = t[(v >> 12) & 63];
+		out[2] = i + 1 < n ? t[(v >> 6) & 63] : '=';
+		out[3] = i + 2 < n ? t[v & 63] : '=';
+	}
+	*out = 0;
+}
+
+/* Message lengths cover the empty message, SHA-512 block edges and
+ * multi-block messages. */
+static void put_ed25519(FILE *f, int i)
+{
+	static const uint32_t edge[] = { 0,   1,   111, 112, 127,
+					 128, 129, 239, 240, 256 };
+	uint32_t n = i < 10 ? edge[i] : tap_below(3000);
+	unsigned char sk[64], sig[64], md[64], raw[74], *msg = malloc(n + 1);
+	char text[200];
+
+	for (int k = 0; k < 32; k++)
+		sk[k] = (unsigned char)tap_rand();
+	for (uint32_t k = 0; k < n; k++)
+		msg[k] = (unsigned char)tap_rand();
+	lk_ed25519_pubkey(sk + 32, sk);
+	lk_ed25519_sign(sig, msg, n, sk);
+	lk_sha512(msg, n, md);
+	memcpy(raw, "Edi386test", 10);
+	memcpy(raw + 10, sig, 64);
+	strcpy(text, "untrusted comment: i386 test\n");
+	b64(raw, sizeof(raw), text + strlen(text));
+	strcat(text, "\n");
+	fputc('E', f);
+	put32(f, n);
+	fwrite(sk, 1, 32, f);
+	fwrite(msg, 1, n, f);
+	fwrite(md, 1, 64, f);
+	fwrite(sk + 32, 1, 32, f);
+	fwrite(sig, 1, 64, f);
+	put32(f, (uint32_t)strlen(text));
+	fwrite(text, 1, strlen(text), f);
+	free(msg);
+}
+
 int main(int argc, char **argv)
 {
 	FILE *f = argc > 1 ? fopen(argv[1], "wb") : NULL;
@@ -100,5 +155,7 @@ int main(int argc, char **argv)
 		put_stream(f, i);
 	for (int i = 0; i < 100; i++)
 		put_rng(f, i);
+	for (int i = 0; i < 40; i++)
+		put_ed25519(f, i);
 	return fclose(f) != 0;
 }

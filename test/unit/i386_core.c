@@ -2,7 +2,10 @@
  * Runs the i386 freestanding objects (exactly what the BIOS stage links)
  * on this machine in 32-bit mode, against vectors the 64-bit host build
  * wrote (gen_i386_vectors.c), and checks 64-bit formatting and division,
- * the paths where i386 code differs most.
+ * the paths where i386 code differs most. The BIOS stage verifies kit and
+ * fallback signatures with this build of Ed25519/SHA-512 (64-bit limb
+ * arithmetic done with 32-bit registers), so RFC 8032's vectors and the
+ * host's signatures of random messages are checked here too.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -98,6 +101,119 @@ static int check_rng(struct rd *r)
 	return ok;
 }
 
+static int log_lines;
+
+static void h_log(void *ctx, int level, const char *line)
+{
+	(void)ctx;
+	(void)level;
+	(void)line;
+	log_lines++;
+}
+
+static const struct lk_host host = { .log = h_log, .log_level = LK_LOG_DEBUG };
+
+/* SHA-512, key derivation, signing and verification of one host-made
+ * record, plus the signify text through lk_sig_check as the stage does. */
+static int check_ed25519(struct rd *r)
+{
+	uint32_t n, tlen;
+	const unsigned char *seed, *msg, *md, *pk, *sig, *text;
+	unsigned char sk[64], got[64], bad[64], *m2;
+	struct lk_pubkey key;
+	int ok, before;
+
+	if (!take(r, &n, 4) || !(seed = r->p, take(r, NULL, 32)) ||
+	    !(msg = r->p, take(r, NULL, n)) ||
+	    !(md = r->p, take(r, NULL, 64)) ||
+	    !(pk = r->p, take(r, NULL, 32)) ||
+	    !(sig = r->p, take(r, NULL, 64)) || !take(r, &tlen, 4) ||
+	    !(text = r->p, take(r, NULL, tlen)))
+		return 0;
+	lk_sha512(msg, n, got);
+	ok = !memcmp(got, md, 64);
+	memcpy(sk, seed, 32);
+	lk_ed25519_pubkey(sk + 32, sk);
+	ok &= !memcmp(sk + 32, pk, 32);
+	lk_ed25519_sign(got, msg, n, sk);
+	ok &= !memcmp(got, sig, 64);
+	ok &= lk_ed25519_verify(sig, msg, n, pk) == 0;
+	memcpy(bad, sig, 64);
+	bad[n % 64] ^= (unsigned char)(1u << (n % 8));
+	ok &= lk_ed25519_verify(bad, msg, n, pk) != 0;
+	memcpy(key.keynum, "i386test", 8);
+	memcpy(key.key, pk, 32);
+	before = log_lines;
+	ok &= lk_sig_check(&host, &key, "MSG", msg, n, text, tlen) == 0;
+	ok &= log_lines == before;
+	m2 = malloc(n + 1);
+	memcpy(m2, msg, n);
+	m2[n] = 1;
+	/* One more byte: refused with exactly one line. */
+	ok &= lk_sig_check(&host, &key, "MSG", m2, n + 1, text, tlen) != 0;
+	ok &= log_lines == before + 1;
+	free(m2);
+	return ok;
+}
+
+static void unhex(const char *h, unsigned char *out)
+{
+	for (size_t i = 0; h[2 * i]; i++)
+		sscanf(h + 2 * i, "%2hhx", &out[i]);
+}
+
+/* RFC 8032 section 7.1, tests 1-3 (as in test_ed25519.c). */
+static int check_rfc8032(void)
+{
+	static const char *v[][4] = {
+		{ "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae"
+		  "7f60",
+		  "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707"
+		  "511a",
+		  "",
+		  "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e0652249"
+		  "0155"
+		  "5fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a"
+		  "100b" },
+		{ "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8"
+		  "a6fb",
+		  "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4"
+		  "660c",
+		  "72",
+		  "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb"
+		  "69da"
+		  "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb"
+		  "0c00" },
+		{ "c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b44"
+		  "58f7",
+		  "fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb91154890"
+		  "8025",
+		  "af82",
+		  "6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5a"
+		  "c3ac"
+		  "18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1e"
+		  "c40a" },
+	};
+	int ok = 1;
+
+	for (int i = 0; i < 3; i++) {
+		unsigned char sk[64], pk[32], msg[4], want[64], sig[64];
+		size_t n = strlen(v[i][2]) / 2;
+
+		unhex(v[i][0], sk);
+		unhex(v[i][1], pk);
+		unhex(v[i][2], msg);
+		unhex(v[i][3], want);
+		lk_ed25519_pubkey(sk + 32, sk);
+		lk_ed25519_sign(sig, msg, n, sk);
+		ok &= !memcmp(sk + 32, pk, 32) && !memcmp(sig, want, 64) &&
+		      lk_ed25519_verify(want, msg, n, pk) == 0;
+		want[63] ^= 0x10; /* S no longer canonical or wrong */
+		ok &= lk_ed25519_verify(want, msg, n, pk) != 0;
+	}
+	return ok;
+}
+
 /* 64-bit printing and division: native (libgcc) is the oracle here. */
 static int check_64bit(void)
 {
@@ -132,7 +248,7 @@ int main(void)
 	size_t n = 0;
 	unsigned char *data = slurp(VECTORS, &n);
 	struct rd r = { data, data + n };
-	int streams = 0, truncs = 0, rngs = 0, bad = 0;
+	int streams = 0, truncs = 0, rngs = 0, bad = 0, eds = 0, edbad = 0;
 
 	if (!data) {
 		printf("not ok i386-vectors: cannot read %s\n", VECTORS);
@@ -146,10 +262,18 @@ int main(void)
 			bad += !check_stream(&r, 1), truncs++;
 		else if (kind == 'R')
 			bad += !check_rng(&r), rngs++;
+		else if (kind == 'E')
+			edbad += !check_ed25519(&r), eds++;
 		else
 			break;
 	}
 	printf("%s i386-64bit-fmt-div\n", check_64bit() ? "ok" : "not ok");
+	printf("%s i386-ed25519-rfc8032\n", check_rfc8032() ? "ok" : "not ok");
+	if (edbad || eds < 40)
+		printf("not ok i386-ed25519-vectors: %d of %d records wrong\n",
+		       edbad, eds);
+	else
+		printf("ok i386-ed25519-vectors # %d signatures\n", eds);
 	printf("# %d streams, %d truncated, %d rng records, %d bad\n", streams,
 	       truncs, rngs, bad);
 	if (bad || !streams || !truncs || !rngs)
