@@ -53,7 +53,8 @@ char *kb_xstrdup(const char *s);
 /* ---- kitbuild.c ---- */
 struct kb_options {
 	const char *script_path;
-	const char *policy_path;
+	const char *policy_path; /* NULL: policy_text, named "(built-in policy)" */
+	const char *policy_text;
 	const char **objs;
 	size_t nobjs;
 };
@@ -61,6 +62,11 @@ struct kb_options {
  * one line naming the object/section/offset/symbol; returns 0 or -1. */
 int kb_build_payload(const struct kb_options *o, uint8_t **payload,
 		     size_t *size);
+
+/* ---- kbobsd.c: `create --openbsd DIR` ---- */
+int kb_obsd_inputs(const char *dir, struct kb_options *o);
+void kb_obsd_free(struct kb_options *o);
+const char *kb_obsd_default_policy(void);
 
 /* ---- kitwrite.c ---- */
 /* Compresses the payload (zlib level 9) and wraps it in the kit header. */

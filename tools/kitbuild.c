@@ -696,11 +696,13 @@ static char *read_text(struct kb *b, const char *path)
 
 static int load_inputs(struct kb *b, const struct kb_options *o)
 {
-	char *pol = read_text(b, o->policy_path);
+	const char *pname = o->policy_path ? o->policy_path : "(built-in policy)";
+	char *pol = o->policy_path ? read_text(b, o->policy_path)
+				   : kb_xstrdup(o->policy_text ? o->policy_text : "");
 
 	if (!pol)
 		return -1;
-	if (kb_policy_parse(o->policy_path, pol, &b->pol))
+	if (kb_policy_parse(pname, pol, &b->pol))
 		b->errors++;
 	free(pol);
 	b->script = ls_parse_file(o->script_path);

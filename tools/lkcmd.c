@@ -29,7 +29,7 @@ static int preflight(const uint8_t *kit, size_t n, const char *out)
 int lkc_create(int argc, char **argv)
 {
 	struct kb_options o = { 0 };
-	const char *out = NULL, *key = NULL;
+	const char *out = NULL, *key = NULL, *obsd = NULL;
 	uint8_t *payload = NULL, *kit = NULL;
 	size_t psize, ksize;
 	int rc = 1;
@@ -39,7 +39,7 @@ int lkc_create(int argc, char **argv)
 		const char *a = argv[i];
 
 		if ((!strcmp(a, "-o") || !strcmp(a, "-T") || !strcmp(a, "-P") ||
-		     !strcmp(a, "--sign")) && i + 1 >= argc) {
+		     !strcmp(a, "--sign") || !strcmp(a, "--openbsd")) && i + 1 >= argc) {
 			fprintf(stderr, "linkkit: create: %s needs an argument\n", a);
 			goto out;
 		}
@@ -51,14 +51,24 @@ int lkc_create(int argc, char **argv)
 			o.policy_path = argv[++i];
 		else if (!strcmp(a, "--sign"))
 			key = argv[++i];
+		else if (!strcmp(a, "--openbsd"))
+			obsd = argv[++i];
 		else if (a[0] == '-') {
 			fprintf(stderr, "linkkit: create: unknown option %s\n", a);
 			goto out;
 		} else
 			o.objs[o.nobjs++] = a;
 	}
-	if (!out || !o.script_path || !o.policy_path || !o.nobjs) {
-		fprintf(stderr, "linkkit: create: needs -o OUT, -T SCRIPT, -P POLICY and objects\n");
+	if (obsd && out && !o.script_path && !o.nobjs) {
+		free(o.objs);
+		o.objs = NULL;
+		if (!o.policy_path)
+			o.policy_text = kb_obsd_default_policy();
+		if (kb_obsd_inputs(obsd, &o))
+			goto out;
+	} else if (!out || !o.script_path || !o.policy_path || !o.nobjs || obsd) {
+		fprintf(stderr, "linkkit: create: needs -o OUT, -T SCRIPT, -P POLICY and objects,\n"
+				"  or -o OUT --openbsd DIR [-P POLICY]\n");
 		goto out;
 	}
 	if (kb_build_payload(&o, &payload, &psize))
@@ -72,7 +82,10 @@ int lkc_create(int argc, char **argv)
 		goto out;
 	rc = 0;
 out:
-	free(o.objs);
+	if (obsd)
+		kb_obsd_free(&o);
+	else
+		free(o.objs);
 	free(payload);
 	free(kit);
 	return rc;

@@ -47,7 +47,7 @@ int fail(const char *what, const char *detail, u64 v)
 int check_args(void)
 {
 	const u32 *a = obsd_stackargs;
-	u64 kend = (PHYS(end) + 7) & ~7ull;
+	u64 kend = (PHYS(__kernel_bss_end) + 7) & ~7ull;
 
 	if (obsd_entry_cr0 & 0x80000000u)
 		return fail("args", "paging on at entry, cr0", obsd_entry_cr0);
@@ -133,7 +133,7 @@ static int check_memmap(const u8 *p, u32 size)
 		if (m[i].type == 1)
 			free += m[i].size;
 	}
-	if (!in_free(m, n, PHYS(start), PHYS(end)))
+	if (!in_free(m, n, PHYS(start), PHYS(__kernel_bss_end)))
 		return fail("memmap", "kernel not in free memory", PHYS(start));
 	if (check_memsizes(m, n))
 		return 1;

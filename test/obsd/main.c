@@ -9,9 +9,13 @@ void obsd_main(void)
 
 	cons_init();
 	cons_puts("obsd: hello\n");
+	cons_puts("obsd: version ");
+	cons_puts(obsd_version);
+	cons_puts(obsd_hz == 100 && obsd_devices[0][0] == 'c' ? "\n" : " (bad data)\n");
 	bad |= check_args();
 	bad |= check_bootargs();
 	bad |= check_random();
+	bad |= check_sections();
 	cons_puts(bad ? "obsd: FAIL\n" : "obsd: PASS\n");
 	cons_exit(!bad);
 }

@@ -14,8 +14,12 @@ typedef int i32;
 /* locore0.S: the words the loader left at (%esp) .. 32(%esp). */
 extern u32 obsd_stackargs[9];
 extern u32 obsd_entry_esp, obsd_entry_cr0;
-/* ld.script */
-extern char start[], end[];
+/* ld.script: end is 2 MiB aligned; the loaded image ends at bss end. */
+extern char start[], end[], __kernel_bss_end[];
+/* vers.c, param.c, ioconf.c */
+extern const char obsd_version[];
+extern int obsd_hz;
+extern const char *const obsd_devices[];
 
 /* cons.c */
 void cons_init(void);
@@ -28,6 +32,8 @@ __attribute__((noreturn)) void cons_exit(int pass);
 int fail(const char *what, const char *detail, u64 v);
 int check_args(void);
 int check_bootargs(void);
+/* sects.c */
+int check_sections(void);
 /* rand.c */
 int check_random(void);
 

@@ -1,29 +1,40 @@
-# test/obsd: a small kernel speaking the OpenBSD amd64 boot protocol, its
-# link kit (ld.script in OpenBSD's style, policy `protocol openbsd`), a
-# disk image with it, and the boot test under OVMF and SeaBIOS.
-OBSD_NAMES := locore0 main cons checks rand
+# test/obsd: a small kernel speaking the OpenBSD amd64 boot protocol, laid
+# out as an OpenBSD kernel compile directory ($(B)/obsd/compile: objects,
+# a config(8)-shaped Makefile, ld.script, plus a gap.o that must be left
+# out), its kit made by `linkkit create --openbsd`, a disk image, the boot
+# test under OVMF and SeaBIOS, and the differential test against ld.lld.
+OBSD_OBJ_NAMES := main cons checks rand sects
+OBSD_EXTRA := param ioconf vers
 OBSD_D := $(B)/obsd
-OBSD_OBJS := $(patsubst %,$(OBSD_D)/objs/%.o,$(OBSD_NAMES))
+OBSD_C := $(OBSD_D)/compile
+OBSD_ALLOBJ := $(patsubst %,$(OBSD_C)/%.o,locore0 $(OBSD_OBJ_NAMES) $(OBSD_EXTRA) gap)
+# No SHF_MERGE strings: ld.lld merges them its own way (docs/kit-format.md).
 OBSD_CFLAGS := -std=gnu11 -O2 -ffreestanding -fno-builtin -nostdlib \
   -mcmodel=kernel -mno-red-zone -fno-pic -fno-pie -mno-sse -mno-mmx \
   -mno-80387 -fno-tree-loop-distribute-patterns -fno-strict-aliasing \
-  -fno-stack-protector -fno-asynchronous-unwind-tables -Wall -Wextra -Werror
+  -fno-stack-protector -fno-asynchronous-unwind-tables -fno-merge-constants \
+  -fno-common -Wall -Wextra -Werror
 
-$(OBSD_D)/objs/%.o: test/obsd/%.c test/obsd/obsd.h
+$(OBSD_C)/%.o: test/obsd/%.c test/obsd/obsd.h
 	@mkdir -p $(@D)
 	$(CC) $(OBSD_CFLAGS) -c $< -o $@
 
-$(OBSD_D)/objs/%.o: test/obsd/%.S
+$(OBSD_C)/%.o: test/obsd/%.S
 	@mkdir -p $(@D)
 	$(CC) -c -fno-pic -fno-pie -Wa,--fatal-warnings $< -o $@
 
-# Reference link with GNU ld: the script works on its own.
-$(OBSD_D)/kernel-ld.elf: $(OBSD_OBJS) test/obsd/ld.script
-	ld -nostdlib -static --build-id=none -z max-page-size=0x1000 \
-	  -z noexecstack -T test/obsd/ld.script -o $@ $(OBSD_OBJS)
+$(OBSD_C)/ld.script: test/obsd/ld.script
+	@mkdir -p $(@D)
+	cp $< $@
 
-$(OBSD_D)/kernel.kit: $(B)/tools/linkkit $(OBSD_OBJS) test/obsd/ld.script test/obsd/policy
-	$(B)/tools/linkkit create -o $@ -T test/obsd/ld.script -P test/obsd/policy $(OBSD_OBJS)
+# The OBJS line as config(8) writes it (tab, backslash continuations);
+# locore0.o and gap.o are SYSTEM_HEAD, not in OBJS.
+$(OBSD_C)/Makefile: test/obsd/rules.mk
+	@mkdir -p $(@D)
+	printf '# Generated for the relinkboot test kernel, shaped like config(8)s.\n\nOBJS=\tmain.o cons.o \\\n\tchecks.o rand.o \\\n\tsects.o\n\nSYSTEM_HEAD=\tlocore0.o gap.o\n' >$@
+
+$(OBSD_D)/kernel.kit: $(B)/tools/linkkit $(OBSD_ALLOBJ) $(OBSD_C)/ld.script $(OBSD_C)/Makefile
+	$(B)/tools/linkkit create --openbsd $(OBSD_C) -o $@
 
 $(OBSD_D)/fallback.elf: $(B)/tools/linkkit $(OBSD_D)/kernel.kit
 	$(B)/tools/linkkit link --random -o $@ $(OBSD_D)/kernel.kit
@@ -39,6 +50,12 @@ $(OBSD_D)/test-obsd: test/obsd/test-boot.sh test/qemu/boot.sh $(OBSD_D)/disk.img
 	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-boot.sh\n' \
 	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
-ALL += $(OBSD_OBJS) $(OBSD_D)/kernel-ld.elf $(OBSD_D)/kernel.kit \
-  $(OBSD_D)/fallback.elf $(OBSD_D)/disk.img $(OBSD_D)/test-obsd
-TESTS += $(OBSD_D)/test-obsd
+$(OBSD_D)/test-lld: test/obsd/test-lld.sh test/obsd/segcmp.py test/diff/mkgap.py \
+  $(OBSD_D)/kernel.kit test/obsd/policy
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-lld.sh\n' \
+	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+
+ALL += $(OBSD_ALLOBJ) $(OBSD_D)/kernel.kit $(OBSD_D)/fallback.elf \
+  $(OBSD_D)/disk.img $(OBSD_D)/test-obsd $(OBSD_D)/test-lld
+TESTS += $(OBSD_D)/test-lld $(OBSD_D)/test-obsd

@@ -3,13 +3,15 @@
 header (type, flags, offset, addresses, sizes, alignment), the entry point,
 and every byte each PT_LOAD loads. The section-header fields of a loaded
 ELF header (e_shoff, e_shnum, e_shstrndx) are left out: they describe the
-non-loaded rest of the file, which differs between linkers. Prints nothing
+non-loaded rest of the file, which differs between linkers; nor are the
+bytes of PT_OPENBSD_RANDOMIZE segments (random at every link). Prints nothing
 and exits 0 when equal, else prints the first difference and exits 1.
 Usage: segcmp.py A.elf B.elf"""
 import struct
 import sys
 
 PHDR = '<IIQQQQQQ'
+RANDOMIZE = 0x65a3dbe6
 NAMES = ('type', 'flags', 'offset', 'vaddr', 'paddr', 'filesz', 'memsz',
          'align')
 
@@ -33,7 +35,14 @@ def load(path):
             off, fsz, msz = p[2], p[5], p[6]
             if off + fsz > len(d):
                 raise ValueError(f'{path}: segment past the end of the file')
-            segs.append(bytes(masked[off:off + fsz]) + bytes(msz - fsz))
+            body = bytearray(masked[off:off + fsz]) + bytes(msz - fsz)
+            for r in phdrs:
+                if r[0] == RANDOMIZE:
+                    lo = max(r[3], p[3]) - p[3]
+                    hi = min(r[3] + r[6], p[3] + msz) - p[3]
+                    if lo < hi:
+                        body[lo:hi] = bytes(hi - lo)
+            segs.append(bytes(body))
     return entry, phdrs, segs
 
 

@@ -66,7 +66,8 @@ check() {
 	echo "ok obsd-$name"
 }
 
-common=('obsd: check args ok' 'obsd: check consdev ok' 'obsd: check random ok' 'obsd: PASS')
+common=('obsd: check args ok' 'obsd: check consdev ok' 'obsd: check random ok'
+	'obsd: check sections ok' 'obsd: version relinkboot test kernel' 'obsd: PASS')
 want=("${common[@]}")
 deny='relinkboot: fallback|obsd: efiinfo none'
 clean "$work/uefi-relinked.log" | grep -q 'obsd: check efiinfo ok' ||
