@@ -5,9 +5,11 @@
 #
 #   sig-tests.sh uefi|bios
 #
-# Keys come from signify-openbsd and the fallback is signed by signify
-# itself, the kit by `linkkit create --sign` (our Ed25519): both directions
-# of interoperability are exercised at boot. Four boots, two at a time:
+# Keys come from signify-openbsd; the kit is signed by `linkkit create
+# --sign` and the fallback by `mkimage create --fallback-key` (which runs
+# `linkkit sign`, our Ed25519). The builtin image carries a FALLBACK.SIG
+# written by signify itself, so a signify signature is checked at boot too
+# (tools/test-sign.sh checks the bytes both ways). Six boots, two at a time:
 #   signed       signed kit, signed fallback      -> relinked kernel
 #   unsigned     unsigned kit                     -> fallback, "not signed"
 #   badsig       signed kit, one header byte off  -> fallback, "bad signature"
@@ -58,7 +60,7 @@ setup() {
 		-P "$here/../demo/policy" "${objs[@]}" >"$work/create.log" 2>&1 || return 1
 	signify-openbsd -S -s "$work/k1.sec" -m "$B/demo/fallback.elf" -x "$work/fallback.sig" || return 1
 	# A signature by the right key, but of another file.
-	signify-openbsd -S -s "$work/k1.sec" -m "$B/demo/kernel.kit" -x "$work/wrong.sig" || return 1
+	"$linkkit" sign -s "$work/k1.sec" -o "$work/wrong.sig" "$B/demo/kernel.kit" || return 1
 	cp "$here/relink.cfg" "$work/relink.cfg" &&
 		echo "pubkey = $(sed -n 2p "$work/k1.pub")" >>"$work/relink.cfg" || return 1
 	# One byte of the signed header (inside payload_sha256) changed.
@@ -67,8 +69,8 @@ setup() {
 		! cmp -s "$work/signed.kit" "$work/badsig.kit" || return 1
 	local stage=()
 	[ "$fw" = uefi ] || stage=(--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin")
-	"$mkimage" create -o "$work/signed.img" --efi "$B/efi/BOOTX64.EFI" --kit "$work/signed.kit" \
-		--fallback "$B/demo/fallback.elf" --fallback-sig "$work/fallback.sig" \
+	LINKKIT=$linkkit "$mkimage" create -o "$work/signed.img" --efi "$B/efi/BOOTX64.EFI" \
+		--kit "$work/signed.kit" --fallback "$B/demo/fallback.elf" --fallback-key "$work/k1.sec" \
 		--cfg "$work/relink.cfg" "${stage[@]}" || return 1
 	# The stage with k1 built in (a private build tree: ~10 s of compiling).
 	local root=$here/../.. bk=$work/bk want=("$work/bk/efi/BOOTX64.EFI")
