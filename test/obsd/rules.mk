@@ -23,6 +23,9 @@ $(OBSD_C)/%.o: test/obsd/%.S
 	@mkdir -p $(@D)
 	$(CC) -c -fno-pic -fno-pie -Wa,--fatal-warnings $< -o $@
 
+$(OBSD_D)/nosects.o: test/obsd/nosects.c test/obsd/obsd.h
+	$(CC) $(OBSD_CFLAGS) -c $< -o $@
+
 $(OBSD_C)/ld.script: test/obsd/ld.script
 	@mkdir -p $(@D)
 	cp $< $@
@@ -51,7 +54,7 @@ $(OBSD_D)/test-obsd: test/obsd/test-boot.sh test/qemu/boot.sh $(OBSD_D)/disk.img
 	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
 $(OBSD_D)/test-lld: test/obsd/test-lld.sh test/obsd/segcmp.py test/diff/mkgap.py \
-  $(OBSD_D)/kernel.kit test/obsd/policy
+  $(OBSD_D)/kernel.kit $(OBSD_D)/nosects.o test/obsd/policy
 	@mkdir -p $(@D)
 	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-lld.sh\n' \
 	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@

@@ -7,7 +7,9 @@
 # sizes, then the rest), as OpenBSD's Makefile does. Every program header
 # and every loaded byte must match (test/obsd/segcmp.py). Also: the
 # built-in policy equals test/obsd/policy, and a compile directory with
-# locore0.o missing is refused with a line naming it.
+# locore0.o missing is refused with a line naming it. A variant with
+# nosects.o for sects.o leaves .kutext, .cptext, .kutext.page and .kudata
+# empty: lld keeps them in their segments, and so must the kit.
 set -uo pipefail
 
 B=${B:-build}
@@ -43,35 +45,45 @@ else
 	echo "not ok obsd-missing-locore0: $(head -1 "$T/n.log")"
 fi
 
-# ld.lld matches `locore0.o(.text)` against the name on its command line.
-mkdir "$T/ld"
-for f in "$C"/*.o "$C/ld.script"; do ln -s "$(realpath "$f")" "$T/ld/"; done
-rm "$T/ld/gap.o"
-fail=0
-for s in $(seq 1 "$seeds"); do
-	name=obsd-lld-seed-$s
-	if ! "$LK" link --seed "$s" --print-layout -o "$T/lk.elf" "$KIT" >"$T/layout" 2>"$T/err"; then
-		echo "not ok $name: linkkit link: $(head -1 "$T/err")"; fail=1; continue
-	fi
-	order=$(awk '$1 == "object" && $2 != "gap" {print $2}' "$T/layout")
-	if [ "$(head -1 <<<"$order")" != locore0.o ] ||
-		[ "$(awk '$1 == "object" {print $2; exit}' "$T/layout")" != locore0.o ] ||
-		grep -qx 'object gap.o' "$T/layout"; then
-		echo "not ok $name: locore0.o not first, or gap.o linked: $(tr '\n' ' ' <"$T/layout")"
-		fail=1; continue
-	fi
-	python3 test/diff/mkgap.py test/obsd/policy "$T/layout" >"$T/ld/gapk.s" &&
-		as "$T/ld/gapk.s" -o "$T/ld/gapk.o" || { echo "not ok $name: gap object"; fail=1; continue; }
-	rest=$(tail -n +2 <<<"$order" | tr '\n' ' ')
-	# shellcheck disable=SC2086
-	if ! (cd "$T/ld" && ld.lld -T ld.script -X --warn-common --no-pie \
-		-o ld.elf locore0.o gapk.o $rest) 2>"$T/ld.log"; then
-		echo "not ok $name: ld.lld: $(head -1 "$T/ld.log")"; fail=1; continue
-	fi
-	if why=$(python3 test/obsd/segcmp.py "$T/lk.elf" "$T/ld/ld.elf"); then
-		echo "ok $name"
-	else
-		echo "not ok $name: $why"; fail=1
-	fi
-done
+# diff NAME DIR KIT SEEDS: ld.lld matches `locore0.o(.text)` against the
+# name on its command line, so it runs in a directory of links.
+diff_lld() {
+	local name=$1 dir=$2 kit=$3 n=$4 s order rest why w=$T/ld-$1
+	mkdir "$w"
+	for f in "$dir"/*.o "$dir/ld.script"; do ln -s "$(realpath "$f")" "$w/"; done
+	rm "$w/gap.o"
+	for s in $(seq 1 "$n"); do
+		if ! "$LK" link --seed "$s" --print-layout -o "$T/lk.elf" "$kit" >"$T/layout" 2>"$T/err"; then
+			echo "not ok $name-seed-$s: linkkit link: $(head -1 "$T/err")"; continue
+		fi
+		order=$(awk '$1 == "object" && $2 != "gap" {print $2}' "$T/layout")
+		if [ "$(awk '$1 == "object" {print $2; exit}' "$T/layout")" != locore0.o ] ||
+			grep -qx 'object gap.o' "$T/layout"; then
+			echo "not ok $name-seed-$s: locore0.o not first, or gap.o linked: $(tr '\n' ' ' <"$T/layout")"
+			continue
+		fi
+		python3 test/diff/mkgap.py test/obsd/policy "$T/layout" >"$w/gapk.s" &&
+			as "$w/gapk.s" -o "$w/gapk.o" || { echo "not ok $name-seed-$s: gap object"; continue; }
+		rest=$(tail -n +2 <<<"$order" | tr '\n' ' ')
+		# shellcheck disable=SC2086
+		if ! (cd "$w" && ld.lld -T ld.script -X --warn-common --no-pie \
+			-o ld.elf locore0.o gapk.o $rest) 2>"$T/ld.log"; then
+			echo "not ok $name-seed-$s: ld.lld: $(head -1 "$T/ld.log")"; continue
+		fi
+		if why=$(python3 test/obsd/segcmp.py "$T/lk.elf" "$w/ld.elf"); then
+			echo "ok $name-seed-$s"
+		else
+			echo "not ok $name-seed-$s: $why"
+		fi
+	done
+}
+diff_lld obsd-lld "$C" "$KIT" "$seeds"
+
+mkdir "$T/empty"
+cp "$C"/* "$T/empty/" && cp "$B/obsd/nosects.o" "$T/empty/sects.o"
+if "$LK" create --openbsd "$T/empty" -o "$T/empty.kit" >"$T/e.log" 2>&1; then
+	diff_lld obsd-lld-empty "$T/empty" "$T/empty.kit" 3
+else
+	echo "not ok obsd-lld-empty: create: $(head -1 "$T/e.log")"
+fi
 exit 0
