@@ -7,8 +7,10 @@
  *
  * signify secret key file (decoded base64 line, 104 bytes): "Ed", "BK",
  * kdfrounds (big-endian u32), salt[16], checksum[8], keynum[8],
- * seed||pubkey[64]. Only unencrypted keys (`signify -G -n`, rounds 0)
- * are supported: the bcrypt KDF is not implemented here.
+ * seed||pubkey[64]. With kdfrounds > 0 (signify -G without -n) the seed
+ * is XORed with bcrypt_pbkdf(passphrase, salt, rounds); the passphrase is
+ * read like signify does: from stdin when it is not a terminal, else from
+ * the terminal with echo off.
  *
  * `linkkit sign` / `linkkit verify -x` do the same for any file (the
  * fallback kernel): a detached signature over the whole file, the same
@@ -17,11 +19,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
+#include "bcrypt_pbkdf.h"
 #include "kb.h"
 #include "lkcli.h"
 
 #define SECKEY_RAW 104
+/* signify makes 42; a hostile key file must not stall us for hours. */
+#define MAX_KDF_ROUNDS 1024
 
 static const char b64[] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -80,27 +87,93 @@ static int read_signify(const char *path, uint8_t *raw, size_t want)
 	return got == want && raw[0] == 'E' && raw[1] == 'd' ? 0 : -1;
 }
 
+/* One line from f without its newline; the length, or -1 on EOF. */
+static int read_line(FILE *f, char *buf, size_t size)
+{
+	size_t n;
+
+	if (!fgets(buf, (int)size, f))
+		return -1;
+	n = strcspn(buf, "\r\n");
+	buf[n] = 0;
+	return (int)n;
+}
+
+/* The passphrase: stdin when it is not a terminal (as signify), else the
+ * terminal with echo off. */
+static int read_pass(char *buf, size_t size)
+{
+	struct termios old, quiet;
+	FILE *tty;
+	int n;
+
+	if (!isatty(0))
+		return read_line(stdin, buf, size);
+	tty = fopen("/dev/tty", "r+");
+	if (!tty)
+		return -1;
+	fputs("passphrase: ", tty);
+	fflush(tty);
+	tcgetattr(fileno(tty), &old);
+	quiet = old;
+	quiet.c_lflag &= ~(tcflag_t)ECHO;
+	tcsetattr(fileno(tty), TCSAFLUSH, &quiet);
+	n = read_line(tty, buf, size);
+	tcsetattr(fileno(tty), TCSAFLUSH, &old);
+	fputs("\n", tty);
+	fclose(tty);
+	return n;
+}
+
+/* Decrypts the seed of a passphrase-protected key in place. */
+static int decrypt_seckey(const char *key, uint8_t sk[SECKEY_RAW])
+{
+	uint32_t rounds =
+		(uint32_t)sk[4] << 24 | sk[5] << 16 | sk[6] << 8 | sk[7];
+	uint8_t xk[64];
+	char pass[1024];
+	int n, rc;
+
+	if (rounds > MAX_KDF_ROUNDS) {
+		fprintf(stderr, "linkkit: %s: %u KDF rounds (more than %u)\n",
+			key, rounds, MAX_KDF_ROUNDS);
+		return -1;
+	}
+	n = read_pass(pass, sizeof(pass));
+	if (n <= 0) {
+		fprintf(stderr,
+			"linkkit: %s: encrypted key and no passphrase given\n",
+			key);
+		memset(pass, 0, sizeof(pass));
+		return -1;
+	}
+	rc = bcrypt_pbkdf(pass, (size_t)n, sk + 8, 16, xk, sizeof(xk), rounds);
+	memset(pass, 0, sizeof(pass));
+	for (int i = 0; i < 64; i++)
+		sk[40 + i] ^= xk[i];
+	memset(xk, 0, sizeof(xk));
+	if (rc)
+		fprintf(stderr, "linkkit: %s: key derivation failed\n", key);
+	return rc;
+}
+
 static int load_seckey(const char *key, uint8_t sk[SECKEY_RAW])
 {
 	uint8_t sum[64];
+	int enc;
 
 	if (read_signify(key, sk, SECKEY_RAW) || sk[2] != 'B' || sk[3] != 'K') {
 		fprintf(stderr, "linkkit: %s: not a signify secret key\n", key);
 		return -1;
 	}
-	/* A non-zero bcrypt_pbkdf round count means a passphrase-protected
-	 * seed, which we cannot decrypt: say so rather than "bad checksum". */
-	if (sk[4] | sk[5] | sk[6] | sk[7]) {
-		fprintf(stderr,
-			"linkkit: %s: encrypted secret keys are not supported; "
-			"make one with signify -G -n\n",
-			key);
+	enc = (sk[4] | sk[5] | sk[6] | sk[7]) != 0;
+	if (enc && decrypt_seckey(key, sk))
 		return -1;
-	}
 	lk_sha512(sk + 40, 64, sum);
 	if (memcmp(sum, sk + 24, 8)) {
-		fprintf(stderr, "linkkit: %s: corrupt secret key (checksum)\n",
-			key);
+		fprintf(stderr, "linkkit: %s: %s\n", key,
+			enc ? "incorrect passphrase"
+			    : "corrupt secret key (checksum)");
 		return -1;
 	}
 	return 0;

@@ -4,7 +4,7 @@
 LINKKIT_CLI := $(B)/tools/linkkit
 LKTOOL_SRCS := tools/linkkit.c tools/lkcmd.c tools/lklink.c tools/kitbuild.c \
   tools/kbreloc.c tools/kbmerge.c tools/kbserial.c tools/kbutil.c tools/kbobsd.c \
-  tools/kitwrite.c tools/policy.c tools/lksign.c
+  tools/kitwrite.c tools/policy.c tools/lksign.c tools/bcrypt_pbkdf.c
 LKTOOL_LDSCRIPT_SRCS := $(wildcard tools/ldscript*.c)
 LKTOOL_OBJS := $(patsubst tools/%.c,$(B)/tools/obj/%.o,$(LKTOOL_SRCS) $(LKTOOL_LDSCRIPT_SRCS))
 LKTOOL_HDRS := $(wildcard tools/*.h) $(wildcard linkkit/*.h)

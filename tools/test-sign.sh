@@ -37,10 +37,11 @@ one_line() {
 
 if ! command -v signify-openbsd >/dev/null; then
 	for n in same-bytes signify-verifies-ours ours-verifies-signify default-name \
-		tampered other-key encrypted-key encrypted-key-nothing-written \
-		encrypted-key-create not-a-key not-a-pubkey malformed-sig mkimage-fallback-key \
+		tampered other-key encrypted-key encrypted-wrong-passphrase \
+		encrypted-no-passphrase encrypted-nothing-written encrypted-key-create \
+		kdf-rounds-limit not-a-key not-a-pubkey malformed-sig mkimage-fallback-key \
 		mkimage-install-needs-key mkimage-install-refused-unchanged mkimage-install-key \
-		mkimage-create-encrypted-key; do
+		mkimage-encrypted-key; do
 		echo "skip sign-$n: signify-openbsd not installed"
 	done
 	exit 0
@@ -105,20 +106,39 @@ one_line sign-tampered "linkkit: $W/bad.elf: bad signature" \
 one_line sign-other-key "linkkit: $W/fallback.elf: signed with another key" \
 	"$LK" verify -p "$W/k2.pub" -x "$W/fallback.elf.ours" "$W/fallback.elf"
 
+# Passphrase-protected keys: the passphrase comes from stdin when it is
+# not a terminal, as with signify; bcrypt_pbkdf decrypts the seed.
+PASS='not the real one'
 if mkenc "$W/enc.pub" "$W/enc.sec" >"$W/enc.log" 2>&1; then
-	one_line sign-encrypted-key \
-		"linkkit: $W/enc.sec: encrypted secret keys are not supported; make one with signify -G -n" \
-		"$LK" sign -s "$W/enc.sec" -o "$W/x.sig" "$W/rand"
-	check sign-encrypted-key-nothing-written "$W/x.sig exists" test ! -e "$W/x.sig"
-	# create --sign refuses it the same way (the kit is not written).
+	echo "$PASS" | signify-openbsd -S -s "$W/enc.sec" -m "$W/rand" -x "$W/enc.theirs"
+	echo "$PASS" | "$LK" sign -s "$W/enc.sec" -o "$W/enc.ours" "$W/rand"
+	check sign-encrypted-key "$(tail -1 "$W/enc.ours" 2>&1) vs $(tail -1 "$W/enc.theirs")" \
+		cmp -s "$W/enc.ours" "$W/enc.theirs"
+	one_line sign-encrypted-wrong-passphrase "linkkit: $W/enc.sec: incorrect passphrase" \
+		bash -c 'echo wrong | "$0" sign -s "$1" -o "$2" "$3"' "$LK" "$W/enc.sec" "$W/x.sig" "$W/rand"
+	one_line sign-encrypted-no-passphrase "linkkit: $W/enc.sec: encrypted key and no passphrase given" \
+		bash -c '"$0" sign -s "$1" -o "$2" "$3" </dev/null' "$LK" "$W/enc.sec" "$W/x.sig" "$W/rand"
+	check sign-encrypted-nothing-written "$W/x.sig exists" test ! -e "$W/x.sig"
+	# create --sign takes the same keys; the kit verifies with the key.
 	mapfile -t objs <"$B/demo/objects.txt"
-	one_line sign-encrypted-key-create \
-		"linkkit: $W/enc.sec: encrypted secret keys are not supported; make one with signify -G -n" \
-		"$LK" create --sign "$W/enc.sec" -o "$W/a.kit" -T "$SRC/test/demo/kernel.ld" \
-		-P "$SRC/test/demo/policy" "${objs[@]}"
+	echo "$PASS" | "$LK" create --sign "$W/enc.sec" -o "$W/a.kit" -T "$SRC/test/demo/kernel.ld" \
+		-P "$SRC/test/demo/policy" "${objs[@]}" 2>"$W/create.log"
+	out=$("$LK" verify -p "$W/enc.pub" "$W/a.kit" 2>&1)
+	check sign-encrypted-key-create "$out $(head -1 "$W/create.log")" \
+		test "$out" = "$W/a.kit: ok (signature verified)"
 else
 	nok sign-encrypted-key "cannot make an encrypted key: $(tail -1 "$W/enc.log")"
 fi
+# A key file claiming 2^32-1 KDF rounds (hours of work) is refused at once.
+python3 - "$W/k1.sec" "$W/slow.sec" <<'EOF'
+import base64, sys
+lines = open(sys.argv[1]).read().split("\n")
+raw = bytearray(base64.b64decode(lines[1]))
+raw[4:8] = b"\xff\xff\xff\xff"
+open(sys.argv[2], "w").write(lines[0] + "\n" + base64.b64encode(raw).decode() + "\n")
+EOF
+one_line sign-kdf-rounds-limit "linkkit: $W/slow.sec: 4294967295 KDF rounds (more than 1024)" \
+	"$LK" sign -s "$W/slow.sec" -o "$W/x.sig" "$W/rand"
 
 one_line sign-not-a-key "linkkit: $W/k1.pub: not a signify secret key" \
 	"$LK" sign -s "$W/k1.pub" -o "$W/y.sig" "$W/rand"
@@ -155,7 +175,13 @@ if "$MK" install-fallback "$img" "$W/fb2.elf" --key "$W/k1.sec" >"$W/mk.log" 2>&
 else
 	nok sign-mkimage-install-key "$(tail -1 "$W/mk.log")"
 fi
-one_line sign-mkimage-create-encrypted-key \
-	"linkkit: $W/enc.sec: encrypted secret keys are not supported; make one with signify -G -n" \
-	"$MK" create -o "$W/e.img" --efi "$B/efi/BOOTX64.EFI" --kit "$B/demo/kernel.kit" \
-	--fallback "$ELF" --fallback-key "$W/enc.sec"
+# With an encrypted key the passphrase passes through mkimage's stdin.
+echo "$PASS" | signify-openbsd -S -s "$W/enc.sec" -m "$ELF" -x "$W/enc-fb.theirs"
+if echo "$PASS" | "$MK" create -o "$W/e.img" --efi "$B/efi/BOOTX64.EFI" --kit "$B/demo/kernel.kit" \
+	--fallback "$ELF" --fallback-key "$W/enc.sec" >"$W/mk.log" 2>&1 &&
+	"$MK" get "$W/e.img" '\RELINK\FALLBACK.SIG' "$W/e.sig" >>"$W/mk.log" 2>&1; then
+	check sign-mkimage-encrypted-key "FALLBACK.SIG differs from signify's" \
+		cmp -s "$W/e.sig" "$W/enc-fb.theirs"
+else
+	nok sign-mkimage-encrypted-key "$(tail -1 "$W/mk.log")"
+fi
