@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Seeds for fuzz_fat: real disk images made by tools/mkimage.sh (GPT +
 FAT32, GPT + FAT16, and the FAT32 one with the GPT gone and an MBR FAT
-partition instead), stored as the sparse sector lists fuzz_fat.c reads:
+partition instead) and a FAT12 volume in an MBR partition (mkimage makes
+no FAT12; mkfs.fat + mtools do, with the same files), stored as the sparse sector lists fuzz_fat.c reads:
 u32 device sectors, u32 failing LBA + 1 (0: none), then {u32 lba, 512 bytes} per non-zero sector.
 
 usage: gen-fat-seeds.py OUTDIR MKIMAGE KIT CONFIG [LINKKIT]
@@ -48,6 +49,27 @@ def mbr_only(img, out):
         f.write(ent)
 
 
+def fat12(t, files, out):
+    """4 MiB FAT12 volume at LBA 63 behind an MBR entry of type 0x01."""
+    fs = os.path.join(t, "fat12.fs")
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    if os.path.exists(fs):
+        os.remove(fs)
+    subprocess.run(["mkfs.fat", "-C", "-F", "12", "-s", "4", fs, "4096"],
+                   check=True, stdout=subprocess.DEVNULL, env=env)
+    subprocess.run(["mmd", "-i", fs, "::/EFI", "::/EFI/BOOT", "::/RELINK"],
+                   check=True, env=env)
+    for src, dst in files:
+        subprocess.run(["mcopy", "-i", fs, src, "::" + dst], check=True, env=env)
+    vol = open(fs, "rb").read()
+    mbr = bytearray(SEC)
+    mbr[0x1be + 4] = 0x01
+    mbr[0x1be + 8:0x1be + 16] = struct.pack("<II", 63, len(vol) // SEC)
+    mbr[510:512] = b"\x55\xaa"
+    with open(out, "wb") as f:
+        f.write(bytes(mbr) + bytes(62 * SEC) + vol)
+
+
 def main():
     outdir, mkimage, kit, cfg = sys.argv[1:5]
     linkkit = sys.argv[5] if len(sys.argv) > 5 else None
@@ -75,6 +97,15 @@ def main():
         open(conf, "wb").write(text)
         common = ["--efi", efi, "--kit", kit, "--fallback", elf, "--cfg", conf,
                   "--seed", seedf] + extra
+        files = [(efi, "/EFI/BOOT/BOOTX64.EFI"), (conf, "/EFI/BOOT/RELINK.CFG"),
+                 (kit, "/RELINK/KERNEL.KIT"), (elf, "/RELINK/FALLBACK.ELF"),
+                 (seedf, "/RELINK/SEED.BIN")]
+        if extra:
+            files.append((extra[1], "/RELINK/FALLBACK.SIG"))
+        img = os.path.join(t, "fat12.img")
+        fat12(t, files, img)
+        total, body = sectors(img)
+        open(os.path.join(d, "mbr-fat12"), "wb").write(seed(total, body))
         imgs = {"fat32": [], "fat16": ["--fat", "16", "--esp-mib", "16"]}
         for name, opts in imgs.items():
             img = os.path.join(t, name + ".img")
