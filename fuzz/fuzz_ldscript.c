@@ -92,9 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_ls t = { 0 };
 	/* lld_empty = 1: also walks lld's rule for empty sections. */
-	struct ls_callbacks cb = { &t,		     fz_symbol,	 fz_slot_flags,
-				   fz_outsec_flags, fz_intern, fz_defined,
-				   1 };
+	struct ls_callbacks cb = { &t, fz_symbol, fz_slot_flags,
+				   fz_outsec_flags, fz_intern, fz_defined, 1 };
 	struct ls_compiled c;
 	struct ls_script *s;
 	char *text;
