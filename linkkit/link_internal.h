@@ -127,6 +127,13 @@ lk_u64 lk_merge_place(struct lk_link *L, lk_u32 chunk);
 void lk_merge_offsets(struct lk_link *L);
 void lk_merge_write(const struct lk_link *L, lk_u32 chunk, lk_u8 *dst);
 
+/* link_write.c: lk_link_write in parts, for the bench's per-phase times
+ * (lk_link_write does both in one pass). */
+#define LK_WRITE_CONTENTS 1
+#define LK_WRITE_RELOCS 2
+int lk_link_write_parts(struct lk_link *L, void *dst, struct lk_rng *rng,
+			int parts);
+
 /* reloc_x86_64.c */
 int lk_reloc_width(lk_u32 type);
 const char *lk_reloc_name(lk_u32 type);

@@ -8,13 +8,18 @@
 int lk_reloc_width(lk_u32 type)
 {
 	switch (type) {
-	case LK_R_X86_64_64: case LK_R_X86_64_PC64:
+	case LK_R_X86_64_64:
+	case LK_R_X86_64_PC64:
 		return 8;
-	case LK_R_X86_64_PC32: case LK_R_X86_64_32: case LK_R_X86_64_32S:
+	case LK_R_X86_64_PC32:
+	case LK_R_X86_64_32:
+	case LK_R_X86_64_32S:
 		return 4;
-	case LK_R_X86_64_16: case LK_R_X86_64_PC16:
+	case LK_R_X86_64_16:
+	case LK_R_X86_64_PC16:
 		return 2;
-	case LK_R_X86_64_8: case LK_R_X86_64_PC8:
+	case LK_R_X86_64_8:
+	case LK_R_X86_64_PC8:
 		return 1;
 	}
 	return 0;
@@ -23,15 +28,24 @@ int lk_reloc_width(lk_u32 type)
 const char *lk_reloc_name(lk_u32 type)
 {
 	switch (type) {
-	case LK_R_X86_64_64: return "R_X86_64_64";
-	case LK_R_X86_64_PC64: return "R_X86_64_PC64";
-	case LK_R_X86_64_PC32: return "R_X86_64_PC32";
-	case LK_R_X86_64_32: return "R_X86_64_32";
-	case LK_R_X86_64_32S: return "R_X86_64_32S";
-	case LK_R_X86_64_16: return "R_X86_64_16";
-	case LK_R_X86_64_PC16: return "R_X86_64_PC16";
-	case LK_R_X86_64_8: return "R_X86_64_8";
-	case LK_R_X86_64_PC8: return "R_X86_64_PC8";
+	case LK_R_X86_64_64:
+		return "R_X86_64_64";
+	case LK_R_X86_64_PC64:
+		return "R_X86_64_PC64";
+	case LK_R_X86_64_PC32:
+		return "R_X86_64_PC32";
+	case LK_R_X86_64_32:
+		return "R_X86_64_32";
+	case LK_R_X86_64_32S:
+		return "R_X86_64_32S";
+	case LK_R_X86_64_16:
+		return "R_X86_64_16";
+	case LK_R_X86_64_PC16:
+		return "R_X86_64_PC16";
+	case LK_R_X86_64_8:
+		return "R_X86_64_8";
+	case LK_R_X86_64_PC8:
+		return "R_X86_64_PC8";
 	}
 	return "R_X86_64_?";
 }
@@ -45,7 +59,8 @@ static int lk_reloc_fits(lk_u32 type, lk_u64 v)
 	switch (type) {
 	case LK_R_X86_64_32:
 		return v <= 0xffffffffull;
-	case LK_R_X86_64_32S: case LK_R_X86_64_PC32:
+	case LK_R_X86_64_32S:
+	case LK_R_X86_64_PC32:
 		return s >= -0x80000000ll && s <= 0x7fffffffll;
 	case LK_R_X86_64_16:
 		return s >= -0x8000ll && s <= 0xffffll;
@@ -76,7 +91,8 @@ static const char *lk_sym_label(const struct lk_link *L, lk_u32 s, char *buf,
 	if (L->str[y->name] != '\0')
 		return L->str + y->name;
 	if (y->kind == LK_SYM_CHUNK)
-		lk_snprintf(buf, n, "%s(%s+0x%llx)", lk_chunk_obj_name(L, y->ref),
+		lk_snprintf(buf, n, "%s(%s+0x%llx)",
+			    lk_chunk_obj_name(L, y->ref),
 			    lk_str(L, L->chunk[y->ref].name), y->value);
 	else if (y->kind == LK_SYM_MERGE)
 		lk_snprintf(buf, n, "merged piece %u+0x%llx", y->ref, y->value);
@@ -93,40 +109,62 @@ static void lk_reloc_error(const struct lk_link *L, lk_u32 chunk,
 
 	if ((*nerr)++ >= LK_RELOC_ERR_CAP)
 		return;
-	lk_log(L->h, LK_LOG_ERROR, "%s: %s(%s+0x%llx): relocation %s %s "
-	       "symbol '%s' (value 0x%llx)", L->name,
-	       lk_chunk_obj_name(L, chunk), lk_str(L, L->chunk[chunk].name),
-	       r->offset, lk_reloc_name(r->type), what,
+	lk_log(L->h, LK_LOG_ERROR,
+	       "%s: %s(%s+0x%llx): relocation %s %s "
+	       "symbol '%s' (value 0x%llx)",
+	       L->name, lk_chunk_obj_name(L, chunk),
+	       lk_str(L, L->chunk[chunk].name), r->offset,
+	       lk_reloc_name(r->type), what,
 	       lk_sym_label(L, r->sym, label, sizeof(label)), value);
 }
 
-/* Patches one relocation of `chunk` at loc; counts errors in *nerr. */
+typedef lk_u64 __attribute__((may_alias, aligned(1))) lk_unal_u64;
+typedef lk_u32 __attribute__((may_alias, aligned(1))) lk_unal_u32;
+
+/* Patches one relocation of `chunk` at loc; counts errors in *nerr. The
+ * four types kernels are made of (PC32, 32S, 64, 32: PLT32 arrives as
+ * PC32) take a direct path with one store; the rest share the general
+ * one. Both compute S + A (- P) and check the range the same way. */
 int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk, lk_u32 idx,
 		   lk_u8 *loc, lk_u32 *nerr)
 {
 	const struct lk_reloc *r = &L->rel[idx];
-	lk_u64 S = L->sym_val[r->sym];
-	lk_u64 A = (lk_u64)r->addend;
-	lk_u64 P = L->chunk_vma[chunk] + r->offset;
-	lk_u64 v;
+	lk_u64 v = L->sym_val[r->sym] + (lk_u64)r->addend;
 
 	if (!L->sym_known[r->sym]) {
 		lk_reloc_error(L, chunk, r, "against undefined", 0, nerr);
 		return 0;
 	}
 	switch (r->type) {
-	case LK_R_X86_64_64: case LK_R_X86_64_32: case LK_R_X86_64_32S:
-	case LK_R_X86_64_16: case LK_R_X86_64_8:
-		v = S + A;
-		break;
-	default: /* the PC-relative forms, as lk_link_open allowed */
-		v = S + A - P;
-		break;
+	case LK_R_X86_64_PC32:
+		v -= L->chunk_vma[chunk] + r->offset;
+		/* fall through */
+	case LK_R_X86_64_32S:
+		if (v + 0x80000000ull > 0xffffffffull)
+			break;
+		*(lk_unal_u32 *)loc = (lk_u32)v;
+		return 1;
+	case LK_R_X86_64_64:
+		*(lk_unal_u64 *)loc = v;
+		return 1;
+	case LK_R_X86_64_32:
+		if (v > 0xffffffffull)
+			break;
+		*(lk_unal_u32 *)loc = (lk_u32)v;
+		return 1;
+	case LK_R_X86_64_16:
+	case LK_R_X86_64_8:
+		if (!lk_reloc_fits(r->type, v))
+			break;
+		lk_put_le(loc, v, lk_reloc_width(r->type));
+		return 1;
+	default: /* the other PC-relative forms, as lk_link_open allowed */
+		v -= L->chunk_vma[chunk] + r->offset;
+		if (!lk_reloc_fits(r->type, v))
+			break;
+		lk_put_le(loc, v, lk_reloc_width(r->type));
+		return 1;
 	}
-	if (!lk_reloc_fits(r->type, v)) {
-		lk_reloc_error(L, chunk, r, "out of range for", v, nerr);
-		return 0;
-	}
-	lk_put_le(loc, v, lk_reloc_width(r->type));
-	return 1;
+	lk_reloc_error(L, chunk, r, "out of range for", v, nerr);
+	return 0;
 }
