@@ -15,7 +15,8 @@
 #include <string.h>
 #include <time.h>
 #include <zlib.h>
-#include "linkkit.h"
+#include "link_internal.h"
+#include "sha256_impl.h"
 
 #define MAX_RUNS 31
 
@@ -75,11 +76,11 @@ static void touch(void *p, size_t n)
 		v[i] = 1;
 }
 
-static double now_ms(void)
+static double clock_ms(clockid_t id)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(id, &t);
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
@@ -116,17 +117,38 @@ out:
 	return p;
 }
 
-enum { P_VERIFY, P_INFLATE, P_PARSE, P_PLACE, P_WRITE, P_ZLIB, P_MEMCPY, NPHASE };
+enum {
+	P_VERIFY, P_INFLATE, P_PARSE, P_PLACE, P_WRITE, P_FILL, P_RELOC, P_VERIFY_PORT,
+	P_ZLIB, P_MEMCPY, NPHASE
+};
 static const char *const phase_name[NPHASE] = {
-	"verify", "inflate", "parse", "place", "write", "zlib-inflate", "memcpy-image",
+	"verify", "inflate", "parse", "place", "write", "fill", "relocate",
+	"verify-portable", "zlib-inflate", "memcpy-image",
 };
 
+/* Wall time (what a boot waits) and this thread's CPU time (what the
+ * phase costs when other processes share the cores) of each phase. */
 struct result {
 	double t[NPHASE][MAX_RUNS];
+	double cpu[NPHASE][MAX_RUNS];
 	lk_u64 payload, image, zsize, kit;
 	lk_u32 nreloc, nobj;
 	lk_size core_peak;
 };
+
+static double wall0, cpu0;
+
+static void start(void)
+{
+	wall0 = clock_ms(CLOCK_MONOTONIC);
+	cpu0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static void stop(struct result *r, int phase, int run)
+{
+	r->cpu[phase][run] = clock_ms(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	r->t[phase][run] = clock_ms(CLOCK_MONOTONIC) - wall0;
+}
 
 /* One whole boot-side relink, as a stage does it, timed per phase. */
 static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, struct result *r)
@@ -136,27 +158,26 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 	struct lk_image_info in;
 	struct lk_rng rng;
 	unsigned char *payload, *img;
-	double t0, t1;
 	int rc;
 
 	if (lk_kit_open(&host, kit, kn, "kit", &k))
 		return 1;
-	t0 = now_ms();
+	start();
 	rc = lk_kit_open(&host, kit, kn, "kit", &k);
-	r->t[P_VERIFY][run] = now_ms() - t0;
+	stop(r, P_VERIFY, run);
 	payload = malloc(k.payload_size);
 	/* Touch the buffers first: page faults are the host's, not the core's. */
 	touch(payload, k.payload_size);
-	t0 = now_ms();
+	start();
 	rc = rc ? rc : lk_kit_inflate(&host, &k, "kit", payload, k.payload_size);
-	r->t[P_INFLATE][run] = now_ms() - t0;
-	t0 = now_ms();
+	stop(r, P_INFLATE, run);
+	start();
 	rc = rc ? rc : lk_link_open(&host, payload, k.payload_size, "kit", &L);
-	r->t[P_PARSE][run] = now_ms() - t0;
+	stop(r, P_PARSE, run);
 	lk_rng_init(&rng, &seed, sizeof(seed));
-	t0 = now_ms();
+	start();
 	rc = rc ? rc : lk_link_layout(L, &rng);
-	r->t[P_PLACE][run] = now_ms() - t0;
+	stop(r, P_PLACE, run);
 	if (rc) {
 		free(payload);
 		return 1;
@@ -165,10 +186,19 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 	r->image = in.load_hi - in.load_lo;
 	img = malloc(r->image);
 	touch(img, r->image);
-	t0 = now_ms();
+	start();
 	rc = lk_link_write(L, img, &rng);
-	t1 = now_ms();
-	r->t[P_WRITE][run] = t1 - t0;
+	stop(r, P_WRITE, run);
+	/* The two halves of write, each on its own (the boot does them in
+	 * one pass, relocating each chunk while it is in the cache): fill =
+	 * contents, fills and random-fill; relocate = every relocation as a
+	 * separate pass over the written image. */
+	start();
+	rc = rc ? rc : lk_link_write_parts(L, img, &rng, LK_WRITE_CONTENTS);
+	stop(r, P_FILL, run);
+	start();
+	rc = rc ? rc : lk_link_write_parts(L, img, &rng, LK_WRITE_RELOCS);
+	stop(r, P_RELOC, run);
 	r->payload = k.payload_size;
 	r->zsize = k.zsize;
 	r->kit = kn;
@@ -178,18 +208,24 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 		r->nobj = h->objects.count;
 	}
 	lk_link_close(L);
+	/* verify with the portable SHA-256, for comparison with SHA-NI. */
+	lk_sha256_select(LK_SHA256_PORTABLE);
+	start();
+	rc = rc ? rc : lk_kit_open(&host, kit, kn, "kit", &k);
+	stop(r, P_VERIFY_PORT, run);
+	lk_sha256_select(LK_SHA256_AUTO);
 	/* zlib's inflate of the same stream into the same (warm) buffer. */
 	uLongf out = k.payload_size;
-	t0 = now_ms();
+	start();
 	if (uncompress(payload, &out, k.zdata, k.zsize) != Z_OK || out != k.payload_size)
 		rc = 1;
-	r->t[P_ZLIB][run] = now_ms() - t0;
+	stop(r, P_ZLIB, run);
 	/* A plain copy of an image-sized buffer into warm memory. */
 	unsigned char *copy = malloc(r->image);
 	touch(copy, r->image);
-	t0 = now_ms();
+	start();
 	memcpy(copy, img, r->image);
-	r->t[P_MEMCPY][run] = now_ms() - t0;
+	stop(r, P_MEMCPY, run);
 	if (copy[r->image / 2] != img[r->image / 2])
 		rc = 1;
 	free(copy);
@@ -200,7 +236,7 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 
 static void report(struct result *r, int runs)
 {
-	double med[NPHASE], bytes[NPHASE];
+	double med[NPHASE], cpu[NPHASE], bytes[NPHASE];
 	double relink, link;
 	int p;
 
@@ -208,23 +244,30 @@ static void report(struct result *r, int runs)
 	bytes[P_INFLATE] = bytes[P_ZLIB] = r->payload;
 	bytes[P_PARSE] = r->payload;
 	bytes[P_PLACE] = r->payload;
-	bytes[P_WRITE] = bytes[P_MEMCPY] = r->image;
+	bytes[P_WRITE] = bytes[P_MEMCPY] = bytes[P_FILL] = r->image;
+	bytes[P_RELOC] = r->image;
+	bytes[P_VERIFY_PORT] = r->kit;
 	for (p = 0; p < NPHASE; p++) {
 		med[p] = median(r->t[p], runs);
-		printf("phase %s %.3f ms %.1f MB/s\n", phase_name[p], med[p],
-		       med[p] > 0 ? bytes[p] / 1e3 / med[p] : 0);
+		cpu[p] = median(r->cpu[p], runs);
+		printf("phase %s %.3f ms %.1f MB/s cpu %.3f ms\n", phase_name[p],
+		       med[p], med[p] > 0 ? bytes[p] / 1e3 / med[p] : 0, cpu[p]);
 	}
 	relink = med[P_VERIFY] + med[P_INFLATE] + med[P_PARSE] + med[P_PLACE] + med[P_WRITE];
 	link = med[P_PARSE] + med[P_PLACE] + med[P_WRITE];
 	printf("runs %d\n", runs);
 	printf("objects %u\n", r->nobj);
 	printf("relocations %u\n", r->nreloc);
-	printf("relocs_per_s %.0f\n", med[P_WRITE] > 0 ? r->nreloc / med[P_WRITE] * 1e3 : 0);
+	printf("relocs_per_s %.0f\n", med[P_RELOC] > 0 ? r->nreloc / med[P_RELOC] * 1e3 : 0);
+	printf("sha256_ni %d\n", lk_sha256_select(LK_SHA256_AUTO));
 	printf("kit_bytes %llu\n", (unsigned long long)r->kit);
 	printf("payload_bytes %llu\n", (unsigned long long)r->payload);
 	printf("image_bytes %llu\n", (unsigned long long)r->image);
 	printf("relink_ms %.3f\n", relink);
 	printf("link_ms %.3f\n", link);
+	printf("relink_cpu_ms %.3f\n",
+	       cpu[P_VERIFY] + cpu[P_INFLATE] + cpu[P_PARSE] + cpu[P_PLACE] + cpu[P_WRITE]);
+	printf("link_cpu_ms %.3f\n", cpu[P_PARSE] + cpu[P_PLACE] + cpu[P_WRITE]);
 	printf("link_over_memcpy %.2f\n", med[P_MEMCPY] > 0 ? link / med[P_MEMCPY] : 0);
 	printf("inflate_over_zlib %.2f\n", med[P_ZLIB] > 0 ? med[P_INFLATE] / med[P_ZLIB] : 0);
 	printf("core_peak_bytes %llu\n", (unsigned long long)r->core_peak);
