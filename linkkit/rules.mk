@@ -23,6 +23,15 @@ LINKKIT_FS_CFLAGS := $(FREESTANDING_CFLAGS) -fno-tree-loop-distribute-patterns \
 
 ALL += $(LINKKIT_LIB) $(LINKKIT_ASAN_LIB) $(LINKKIT_FS64_OBJS) $(LINKKIT_FS32_OBJS)
 
+# Hot loops of the per-boot relink, built -O2 in every boot-stage build
+# (the later -O2 wins over -Os). inflate: ~5% faster, +2.5 KB (docs/bench.md);
+# the other files gained nothing measurable at -O2 and stay -Os.
+LK_HOT_SRCS := inflate
+$(foreach d,linkkit/fs64 linkkit/fs32,$(LK_HOT_SRCS:%=$(B)/$(d)/%.o)): \
+  LK_HOT_CFLAGS := -O2
+# The UEFI stage compiles the core with its own EFI_CFLAGS (efi/rules.mk).
+$(LK_HOT_SRCS:%=$(B)/efi/obj/linkkit/%.o): EFI_CFLAGS += -O2
+
 # RELINK_PUBKEY=path.pub builds that signify public key into both boot
 # stages ($(LK_PUBKEY_H), rewritten only when the key changes). Only the
 # base64 alphabet is kept, so the file cannot inject C.
@@ -49,11 +58,11 @@ $(B)/linkkit/asan/%.o: linkkit/%.c $(LINKKIT_HDRS)
 
 $(B)/linkkit/fs64/%.o: linkkit/%.c $(LINKKIT_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(LINKKIT_FS_CFLAGS) -m64 -c $< -o $@
+	$(CC) $(LINKKIT_FS_CFLAGS) $(LK_HOT_CFLAGS) -m64 -c $< -o $@
 
 $(B)/linkkit/fs32/%.o: linkkit/%.c $(LINKKIT_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(LINKKIT_FS_CFLAGS) -m32 -c $< -o $@
+	$(CC) $(LINKKIT_FS_CFLAGS) $(LK_HOT_CFLAGS) -m32 -c $< -o $@
 
 $(LINKKIT_LIB): $(LINKKIT_HOST_OBJS)
 	@rm -f $@
