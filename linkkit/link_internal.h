@@ -139,5 +139,7 @@ int lk_reloc_width(lk_u32 type);
 const char *lk_reloc_name(lk_u32 type);
 int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk, lk_u32 r,
 		   lk_u8 *loc, lk_u32 *nerr);
+void lk_reloc_chunk_apply(const struct lk_link *L, lk_u32 chunk, lk_u8 *p,
+			  lk_u32 *nerr);
 
 #endif

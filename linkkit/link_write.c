@@ -98,14 +98,9 @@ static lk_u64 lk_item_size(const struct lk_link *L, const struct lk_item *it)
 static void lk_reloc_chunk(const struct lk_link *L, lk_u32 c, lk_u8 *dst,
 			   lk_u32 *nerr)
 {
-	const struct lk_chunk *ch = &L->chunk[c];
-	lk_u8 *p = dst + (lk_chunk_lma(L, c) - L->load_lo);
-	lk_u32 k, r;
-
-	for (k = 0; k < ch->reloc_count; k++) {
-		r = ch->reloc_first + k;
-		lk_reloc_apply(L, c, r, p + L->rel[r].offset, nerr);
-	}
+	if (L->chunk[c].reloc_count)
+		lk_reloc_chunk_apply(
+			L, c, dst + (lk_chunk_lma(L, c) - L->load_lo), nerr);
 }
 
 /* Relocates the chunk items in [from, to), in item order. */

@@ -168,3 +168,57 @@ int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk, lk_u32 idx,
 	lk_reloc_error(L, chunk, r, "out of range for", v, nerr);
 	return 0;
 }
+
+/*
+ * The forms kernels are made of, as a table instead of a switch: the
+ * boot-time loop then has no indirect branch per relocation (the types
+ * alternate unpredictably). pc: P is subtracted; the value fits when
+ * (v + bias) & mask == 0 (the same ranges as lk_reloc_fits); w: bytes.
+ */
+struct lk_fast_form {
+	lk_u64 pc, bias, mask;
+	lk_u32 w;
+};
+#define LK_HI32 0xffffffff00000000ull
+static const struct lk_fast_form lk_fast[LK_R_X86_64_PC64 + 1] = {
+	[LK_R_X86_64_64] = { 0, 0, 0, 8 },
+	[LK_R_X86_64_PC64] = { ~0ull, 0, 0, 8 },
+	[LK_R_X86_64_PC32] = { ~0ull, 0x80000000ull, LK_HI32, 4 },
+	[LK_R_X86_64_32S] = { 0, 0x80000000ull, LK_HI32, 4 },
+	[LK_R_X86_64_32] = { 0, 0, LK_HI32, 4 },
+};
+
+/* Applies every relocation of `chunk`, whose bytes are at p. Anything
+ * not on the fast path (other types, undefined symbols, values out of
+ * range) goes through lk_reloc_apply, which reports it. */
+void lk_reloc_chunk_apply(const struct lk_link *L, lk_u32 chunk, lk_u8 *p,
+			  lk_u32 *nerr)
+{
+	const struct lk_chunk *ch = &L->chunk[chunk];
+	const struct lk_reloc *r = L->rel + ch->reloc_first;
+	const struct lk_reloc *end = r + ch->reloc_count;
+	lk_u64 vma = L->chunk_vma[chunk], v;
+	const struct lk_fast_form *f;
+	lk_u8 spare[4], *hi;
+
+	for (; r < end; r++) {
+		f = r->type <= LK_R_X86_64_PC64 ? &lk_fast[r->type] : 0;
+		if (!f || !f->w || !L->sym_known[r->sym]) {
+			lk_reloc_apply(L, chunk, (lk_u32)(r - L->rel),
+				       p + r->offset, nerr);
+			continue;
+		}
+		v = L->sym_val[r->sym] + (lk_u64)r->addend -
+		    ((vma + r->offset) & f->pc);
+		if ((v + f->bias) & f->mask) {
+			lk_reloc_apply(L, chunk, (lk_u32)(r - L->rel),
+				       p + r->offset, nerr);
+			continue;
+		}
+		/* Low half always, high half only for 8-byte fields (else
+		 * into spare), so the store needs no branch on the width. */
+		*(lk_unal_u32 *)(p + r->offset) = (lk_u32)v;
+		hi = f->w == 8 ? p + r->offset + 4 : spare;
+		*(lk_unal_u32 *)hi = (lk_u32)(v >> 32);
+	}
+}
