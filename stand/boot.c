@@ -59,16 +59,29 @@ struct relink {
 	struct lk_link *link;
 };
 
-static void relink_wipe(struct stand *s, struct relink *r)
+/* The link state, the payload and the kit: wiped and freed, so that
+ * every host.alloc buffer is gone before a jump (the leak test checks). */
+static void relink_drop_inputs(struct stand *s, struct relink *r)
 {
 	if (r->link)
 		lk_link_close(r->link);
+	r->link = LK_NULL;
 	if (r->payload) {
 		lk_wipe(r->payload, (lk_size)r->payload_size);
 		s->host.free(s->host.ctx, r->payload, (lk_size)r->payload_size);
 	}
+	r->payload = LK_NULL;
 	if (r->kit)
 		stand_free_file(s, r->kit, r->kit_size);
+	r->kit = LK_NULL;
+}
+
+static void relink_wipe(struct stand *s, struct relink *r)
+{
+	relink_drop_inputs(s, r);
+	/* A layout that was not booted still tells how this kit links. */
+	if (r->elfv)
+		lk_wipe(r->elfv, (lk_size)r->elfv_size);
 	lk_wipe(r, sizeof(*r));
 }
 
@@ -127,7 +140,8 @@ static int relink_link(struct stand *s, struct relink *r, lk_u64 *t,
 	if (lk_link_elf_size(r->link, &view))
 		return -1;
 	r->elfv_size = view.size;
-	r->elfv = s->host.alloc(s->host.ctx, (lk_size)view.size);
+	/* Handed to the kernel: from the heap itself, not host.alloc. */
+	r->elfv = heap_alloc(&s->heap, (lk_size)view.size);
 	if (!r->elfv ||
 	    lk_link_elf_emit(r->link, r->elfv, view.size,
 			     (lk_u64)(lk_uptr)r->elfv, &view)) {
@@ -159,10 +173,7 @@ static void try_relink(struct stand *s)
 	s->capture = 1;
 	if (relink_load(s, &r, &t) == 0 && relink_link(s, &r, &t, &ho) == 0) {
 		/* The ELF view and the linked image stay; the rest goes. */
-		lk_link_close(r.link);
-		r.link = LK_NULL;
-		lk_wipe(r.payload, (lk_size)r.payload_size);
-		lk_wipe(r.kit, r.kit_size);
+		relink_drop_inputs(s, &r);
 		stand_boot(s, &ho);
 	}
 	s->capture = 0;
@@ -219,7 +230,7 @@ static void boot_fallback(struct stand *s)
 	ho.shdrs = LK_NULL;
 	lk_mb2_elf_view_from_file(elf, size, LK_NULL, 0, 0, &ho.shnum,
 				  &ho.shentsize, &ho.shstrndx, &used);
-	view = used ? s->host.alloc(s->host.ctx, (lk_size)used) : LK_NULL;
+	view = used ? heap_alloc(&s->heap, (lk_size)used) : LK_NULL;
 	if (view && lk_mb2_elf_view_from_file(elf, size, view, used,
 					      (lk_u64)(lk_uptr)view, &ho.shnum,
 					      &ho.shentsize, &ho.shstrndx,

@@ -120,8 +120,9 @@ int stand_boot(struct stand *s, const struct handoff *ho)
 		lk_log(&s->host, LK_LOG_ERROR, "entry point above 4 GiB");
 		return -1;
 	}
-	map = s->host.alloc(s->host.ctx, sizeof(*map) * (e820_count + 1));
-	info = s->host.alloc(s->host.ctx, MB2_CAP);
+	/* Kept for the kernel: from the heap itself, not host.alloc. */
+	map = heap_alloc(&s->heap, sizeof(*map) * (e820_count + 1));
+	info = heap_alloc(&s->heap, MB2_CAP);
 	if (!map || !info) {
 		lk_log(&s->host, LK_LOG_ERROR, "no memory for the boot information");
 		return -1;

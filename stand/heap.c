@@ -33,11 +33,16 @@ void *heap_alloc(void *ctx, lk_size size)
 	return (void *)(lk_uptr)hp->top;
 }
 
+/* Wipes what it frees even though callers wipe their secrets first: a
+ * caller that forgets must not leave them in RAM the kernel gets. */
 void heap_free(void *ctx, void *ptr, lk_size size)
 {
 	struct heap *hp = ctx;
 
-	if (ptr && (lk_u32)(lk_uptr)ptr == hp->top && size)
+	if (!ptr || !size)
+		return;
+	lk_wipe(ptr, round_up(size));
+	if ((lk_u32)(lk_uptr)ptr == hp->top)
 		hp->top += round_up(size);
 }
 

@@ -53,6 +53,14 @@ void stand_host_init(struct stand *s)
 	s->host.log = host_log;
 	s->host.entropy = host_entropy;
 	s->host.log_level = LK_LOG_INFO;
+	stand_variant_init(s);
+}
+
+/* The production stage has no variant; the leak-test build links a
+ * strong definition (stand/leaktest.c) instead. */
+__attribute__((weak)) void stand_variant_init(struct stand *s)
+{
+	(void)s;
 }
 
 void stand_print(const char *fmt, ...)

@@ -75,3 +75,17 @@ $(SB)/testkern.elf: $(SB)/testkern.o stand/testkern.ld
 $(SB)/test-boot: stand/test-boot.sh $(SB)/testkern.elf
 	printf '#!/bin/sh\nexec stand/test-boot.sh %s\n' $(B) > $@
 	chmod +x $@
+
+# Leak-test stages (test/qemu/leak-tests.sh, never installed): the same
+# objects plus stand/leaktest.c, whose stand_variant_init replaces the weak
+# no-op in host.c; -neg is the negative control (forgotten frees).
+$(SB)/leaktest.o $(SB)/leaktest-neg.o: test/qemu/leak-canary.h
+$(SB)/leaktest-neg.o: stand/leaktest.c stand/*.h linkkit/*.h
+	@mkdir -p $(@D)
+	$(CC) $(STAND_CFLAGS) -DLEAKTEST_NEGATIVE -c $< -o $@
+$(SB)/stage-leak%.elf: $(STAND_OBJS) $(STAND_LK_OBJS) $(SB)/leak%.o stand/stage.ld
+	ld -m elf_i386 -T stand/stage.ld --gc-sections -nostdlib --no-warn-rwx-segments -o $@ \
+	  $(STAND_OBJS) $(STAND_LK_OBJS) $(SB)/leak$*.o
+$(SB)/stage-leak%.bin: $(SB)/stage-leak%.elf
+	objcopy -O binary $< $@
+ALL += $(SB)/stage-leaktest.elf $(SB)/stage-leaktest.bin $(SB)/stage-leaktest-neg.bin

@@ -37,6 +37,9 @@ struct stand {
 
 /* host.c */
 void stand_host_init(struct stand *s);
+/* Called at the end of stand_host_init: a weak no-op in host.c, the
+ * canary allocator of the leak-test stage in stand/leaktest.c. */
+void stand_variant_init(struct stand *s);
 void stand_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void stand_halt(const char *why);
 /* prompt.c: non-zero when the operator chose the fallback (timeout > 0). */

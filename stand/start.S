@@ -345,6 +345,8 @@ msg_a20:	.asciz "relinkboot: cannot enable A20\r\n"
 	 * large locals in some builds. */
 	.section .bss
 	.balign 16
+	.globl	stand_stack             /* its bottom: stand/leaktest.c */
+stand_stack:
 stack:	.space 0x10000
 stack_top:
 
