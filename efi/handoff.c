@@ -91,6 +91,22 @@ static void eb_gop_masks(const EFI_GRAPHICS_OUTPUT_MODE_INFORMATION *mi,
 	ei->fb_reserved_mask = 0xff000000;
 }
 
+/* The SMBIOS (2.x, "_SM_") entry point from the configuration table, as
+ * OpenBSD's efiboot takes it (not the SMBIOS 3 one): 0 when absent. */
+static lk_u64 eb_smbios(struct eb_state *s)
+{
+	EFI_GUID g = SMBIOS_TABLE_GUID;
+	UINTN i;
+
+	for (i = 0; i < s->st->NumberOfTableEntries; i++) {
+		EFI_CONFIGURATION_TABLE *t = &s->st->ConfigurationTable[i];
+
+		if (eb_guid_eq(&t->VendorGuid, &g))
+			return (lk_u64)(lk_uptr)t->VendorTable;
+	}
+	return 0;
+}
+
 /* The firmware parts of bios_efiinfo; the memory map is added later. */
 static void eb_obsd_efiinfo(struct eb_state *s, struct eb_info_bufs *b)
 {
@@ -100,6 +116,7 @@ static void eb_obsd_efiinfo(struct eb_state *s, struct eb_info_bufs *b)
 
 	ei->config_acpi = (lk_u64)(lk_uptr)(b->rsdp_new ? b->rsdp_new
 							: b->rsdp_old);
+	ei->config_smbios = eb_smbios(s);
 	ei->system_table = (lk_u64)(lk_uptr)s->st;
 	ei->flags = LK_OBSD_EFI_64BIT;
 	if (s->st->BootServices->LocateProtocol(&gg, LK_NULL, (void **)&gop) !=

@@ -136,6 +136,15 @@ void lk_obsd_args_fill(struct lk_obsd_args *a, const struct lk_obsd *o,
 	a->av = list_addr;
 }
 
+/* MAKEBOOTDEV: magic | adaptor << 24 | controller << 20 | unit << 16 |
+ * partition << 8 | type; types wd 0, fd 2; partition a is 0. */
+lk_u32 lk_obsd_bootdev_bios(lk_u8 drive)
+{
+	if (drive & 0x80)
+		return LK_OBSD_BOOTDEV_WD0A | ((lk_u32)(drive & 0x7f) << 16);
+	return LK_OBSD_BOOTDEV_WD0A | ((lk_u32)drive << 16) | 2u;
+}
+
 void lk_obsd_stack(lk_u32 *words, const struct lk_obsd_args *a)
 {
 	words[0] = 0;

@@ -96,6 +96,9 @@ void lk_obsd_args_fill(struct lk_obsd_args *a, const struct lk_obsd *o,
 /* The kernel's initial stack: words[0] a zero return address, then the
  * arguments; the stage enters with ESP = the address of words[0]. */
 #define LK_OBSD_STACK_WORDS 9
+/* bootdev for a BIOS drive number, as biosboot names a disk without an
+ * OpenBSD disklabel: hard disk 0x80+n is wd<n>a, floppy n is fd<n>a. */
+lk_u32 lk_obsd_bootdev_bios(lk_u8 drive);
 void lk_obsd_stack(lk_u32 *words, const struct lk_obsd_args *a);
 
 #endif

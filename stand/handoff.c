@@ -105,6 +105,7 @@ static lk_u32 build_obsd(struct stand *s, const struct handoff *ho,
 		return 0;
 	}
 	lk_obsd_args_fill(&a, &o, (lk_u32)(lk_uptr)info, ho->load_hi, map, n);
+	a.bootdev = lk_obsd_bootdev_bios(boot_drive); /* the disk we came from */
 	lk_obsd_stack(words, &a);
 	return (lk_u32)(lk_uptr)words;
 }

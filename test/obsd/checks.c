@@ -44,6 +44,23 @@ int fail(const char *what, const char *detail, u64 v)
 	return 1;
 }
 
+/* MAKEBOOTDEV fields: type (wd 0, fd 2), unit, partition: printed as
+ * `obsd: bootdev wd0a`; 0 when they do not name a disk partition. */
+static int print_bootdev(u32 d)
+{
+	u32 type = d & 0xff, unit = (d >> 16) & 0xf, part = (d >> 8) & 0xff;
+	char name[] = "wd0a\n";
+
+	if ((type != 0 && type != 2) || part > 15 || unit > 9 || (d & 0x0ff00000u))
+		return 0;
+	name[0] = type ? 'f' : 'w';
+	name[2] = (char)('0' + unit);
+	name[3] = (char)('a' + part);
+	cons_puts("obsd: bootdev ");
+	cons_puts(name);
+	return 1;
+}
+
 int check_args(void)
 {
 	const u32 *a = obsd_stackargs;
@@ -55,7 +72,8 @@ int check_args(void)
 		return fail("args", "not protected mode, cr0", obsd_entry_cr0);
 	if (a[A_HOWTO] != 0)
 		return fail("args", "howto", a[A_HOWTO]);
-	if ((a[A_BOOTDEV] & 0xf0000000u) != B_DEVMAGIC)
+	if ((a[A_BOOTDEV] & 0xf0000000u) != B_DEVMAGIC ||
+	    !print_bootdev(a[A_BOOTDEV]))
 		return fail("args", "bootdev", a[A_BOOTDEV]);
 	if ((a[A_APIVER] & APIVER_NEED) != APIVER_NEED)
 		return fail("args", "apiver", a[A_APIVER]);
@@ -159,6 +177,32 @@ static int check_consdev(const u8 *p, u32 size)
 	return 0;
 }
 
+/* config_smbios: 0, or the SMBIOS 2 entry point ("_SM_", its length
+ * byte at +5 covered by a zero checksum) below 4 GiB. */
+static int check_smbios(u64 a)
+{
+	const u8 *p = (const u8 *)a;
+	u32 i, len;
+	u8 sum = 0;
+
+	if (!a) {
+		cons_puts("obsd: smbios none\n");
+		return 0;
+	}
+	if (a >= 0x100000000ull || p[0] != '_' || p[1] != 'S' || p[2] != 'M' ||
+	    p[3] != '_')
+		return fail("smbios", "entry point", a);
+	len = p[5];
+	if (len < 0x1f || len > 0x40)
+		return fail("smbios", "entry length", len);
+	for (i = 0; i < len; i++)
+		sum += p[i];
+	if (sum)
+		return fail("smbios", "checksum", sum);
+	cons_puts("obsd: check smbios ok\n");
+	return 0;
+}
+
 static int check_efiinfo(const u8 *p, u32 size)
 {
 	const struct efiinfo *e = (const void *)p;
@@ -179,6 +223,8 @@ static int check_efiinfo(const u8 *p, u32 size)
 		return fail("efiinfo", "memory map", e->mmap_size);
 	if (!(e->flags & 1))
 		return fail("efiinfo", "flags", e->flags);
+	if (check_smbios(e->config_smbios))
+		return 1;
 	cons_puts("obsd: check efiinfo ok, framebuffer ");
 	cons_puts(e->fb_addr ? "yes\n" : "no\n");
 	return 0;

@@ -67,8 +67,10 @@ check() {
 }
 
 common=('obsd: check args ok' 'obsd: check consdev ok' 'obsd: check random ok'
-	'obsd: check sections ok' 'obsd: version relinkboot test kernel' 'obsd: PASS')
-want=("${common[@]}")
+	'obsd: check sections ok' 'obsd: version relinkboot test kernel'
+	'obsd: bootdev wd0a' 'obsd: PASS')
+# OVMF publishes an SMBIOS 2 entry point: EFIINFO must carry it.
+want=("${common[@]}" 'obsd: check smbios ok')
 deny='relinkboot: fallback|obsd: efiinfo none'
 clean "$work/uefi-relinked.log" | grep -q 'obsd: check efiinfo ok' ||
 	deny='relinkboot: fallback|obsd: efiinfo none|obsd: PASS'
@@ -76,7 +78,7 @@ check uefi-relinked
 deny='relinkboot: fallback|obsd: check efiinfo'
 want=("${common[@]}" 'obsd: efiinfo none')
 check bios-relinked
-want=("${common[@]}")
+want=("${common[@]}" 'obsd: check smbios ok')
 deny='obsd: efiinfo none'
 clean "$work/uefi-fallback.log" | grep -q '^relinkboot: fallback: .*KERNEL\.KIT' ||
 	deny='obsd: efiinfo none|obsd: PASS'

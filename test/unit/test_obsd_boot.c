@@ -121,6 +121,16 @@ static void test_args(void)
 		  "obsd_stack_words", "w4 0x%x", w[4]);
 }
 
+static void test_bootdev(void)
+{
+	tap_check(lk_obsd_bootdev_bios(0x80) == 0xa0000000u &&
+			  lk_obsd_bootdev_bios(0x81) == 0xa0010000u &&
+			  lk_obsd_bootdev_bios(0x00) == 0xa0000002u &&
+			  lk_obsd_bootdev_bios(0x01) == 0xa0010002u,
+		  "obsd_bootdev_bios", "0x81 -> 0x%x, 0x00 -> 0x%x",
+		  lk_obsd_bootdev_bios(0x81), lk_obsd_bootdev_bios(0x00));
+}
+
 static void test_serial(void)
 {
 	tap_check(lk_obsd_wants_serial("console=com0") &&
@@ -136,6 +146,7 @@ int main(void)
 	test_list();
 	test_overflow();
 	test_args();
+	test_bootdev();
 	test_serial();
 	return tap_failed;
 }
