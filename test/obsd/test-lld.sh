@@ -45,6 +45,24 @@ else
 	echo "not ok obsd-missing-locore0: $(head -1 "$T/n.log")"
 fi
 
+# Scripts whose headers cannot be placed as ld.lld would: refused, one
+# line naming the segment, no kit written.
+refuse() { # name sed-expression expected-text
+	rm -rf "$T/neg" && mkdir "$T/neg" && cp "$C"/* "$T/neg/" &&
+		sed -i "$2" "$T/neg/ld.script" || { echo "not ok $1: setup"; return; }
+	if ! "$LK" create --openbsd "$T/neg" -o "$T/neg.kit" >"$T/neg.log" 2>&1 &&
+		grep -q "$3" "$T/neg.log" && [ ! -e "$T/neg.kit" ]; then
+		echo "ok $1"
+	else
+		echo "not ok $1: $(head -1 "$T/neg.log")"
+	fi
+}
+refuse obsd-filehdr-twice 's/^\tdata PT_LOAD;/\tdata PT_LOAD FILEHDR;/' \
+	'(FILEHDR/PHDRS): headers in two segments'
+refuse obsd-filehdr-not-lowest \
+	's/^\ttext PT_LOAD FILEHDR PHDRS;/\ttext PT_LOAD;/; s/^\tdata PT_LOAD;/\tdata PT_LOAD FILEHDR PHDRS;/' \
+	'segment data (FILEHDR/PHDRS): not the lowest segment'
+
 # diff NAME DIR KIT SEEDS: ld.lld matches `locore0.o(.text)` against the
 # name on its command line, so it runs in a directory of links.
 diff_lld() {
