@@ -162,6 +162,14 @@ void eb_host_init(struct eb_state *s)
 	s->host.log = eb_log;
 	s->host.entropy = eb_entropy_cb;
 	s->host.log_level = LK_LOG_WARN;
+	eb_variant_init(s);
+}
+
+/* The production stage has no variant; the leak-test build links a
+ * strong definition (efi/leaktest.c) instead. */
+__attribute__((weak)) void eb_variant_init(struct eb_state *s)
+{
+	(void)s;
 }
 
 const char *eb_status_str(EFI_STATUS st)
@@ -212,6 +220,8 @@ static void *eb_pages_common(struct eb_state *s, EFI_ALLOCATE_TYPE type,
 	r->wipe = wipe;
 	r->kernel = 0;
 	s->nregions++;
+	if (s->page_hook)
+		s->page_hook(s, r, size);
 	return (void *)(lk_uptr)a;
 }
 

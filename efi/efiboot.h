@@ -44,10 +44,16 @@ struct eb_state {
 	 * fallback must be signed by it. */
 	int have_key;
 	struct lk_pubkey key;
+	/* Leak-test builds only (efi/leaktest.c): sees every page region
+	 * as it is allocated. LK_NULL in production. */
+	void (*page_hook)(struct eb_state *s, struct eb_region *r, lk_u64 size);
 };
 
 /* efi_host.c */
 void eb_host_init(struct eb_state *s);
+/* Called at the end of eb_host_init: a weak no-op here, the canary
+ * allocator of the leak-test build (efi/leaktest.c) there. */
+void eb_variant_init(struct eb_state *s);
 void eb_print(struct eb_state *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void eb_fail(struct eb_state *s, const char *fmt, ...)

@@ -8,7 +8,7 @@ EFI_CFLAGS := -std=gnu11 -Os -fpic -ffreestanding -fno-builtin \
 EFI_LDFLAGS := -nostdlib -znocombreloc -z defs -T /usr/lib/elf_x86_64_efi.lds \
   -shared -Bsymbolic -L/usr/lib
 EFI_SRCS := $(wildcard efi/*.c)
-EFI_SRCS := $(filter-out efi/test_%.c,$(EFI_SRCS))
+EFI_SRCS := $(filter-out efi/test_%.c efi/leaktest.c,$(EFI_SRCS))
 EFI_CORE_SRCS := $(wildcard linkkit/*.c)
 EFI_OBJS := $(patsubst %.c,$(B)/efi/obj/%.o,$(EFI_SRCS) $(EFI_CORE_SRCS)) \
   $(B)/efi/obj/efi/trampoline.o
@@ -31,6 +31,21 @@ $(B)/efi/BOOTX64.EFI: $(B)/efi/bootx64.so
 	objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
 	  -j .rela -j '.rel.*' -j '.rela.*' -j .reloc \
 	  --target efi-app-x86_64 --subsystem=10 $< $@
+
+# Leak-test stages (test/qemu/leak-tests.sh, never installed): the same
+# objects plus efi/leaktest.c, whose eb_variant_init replaces the weak no-op;
+# -neg is the negative control (a forgotten scrub).
+$(B)/efi/obj/efi/leaktest.o $(B)/efi/obj/efi/leaktest-neg.o: test/qemu/leak-canary.h
+$(B)/efi/obj/efi/leaktest-neg.o: efi/leaktest.c $(EFI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EFI_CFLAGS) $(EFI_INC) -DLEAKTEST_NEGATIVE -c $< -o $@
+$(B)/efi/bootx64-leak%.so: $(EFI_OBJS) $(B)/efi/obj/efi/leak%.o
+	ld $(EFI_LDFLAGS) /usr/lib/crt0-efi-x86_64.o $^ -lefi -lgnuefi -o $@
+$(B)/efi/BOOTX64-leak%.EFI: $(B)/efi/bootx64-leak%.so
+	objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
+	  -j .rela -j '.rel.*' -j '.rela.*' -j .reloc \
+	  --target efi-app-x86_64 --subsystem=10 $< $@
+ALL += $(B)/efi/BOOTX64-leaktest.EFI $(B)/efi/BOOTX64-leaktest-neg.EFI
 
 # Host unit test of the shared boot-protocol code (config.c, mb2.c).
 $(B)/efi/test_boot: efi/test_boot.c linkkit/config.c linkkit/mb2.c \

@@ -24,6 +24,35 @@ eb_tramp_start:
 	xorl	%eax, %eax
 	rep stosb
 
+	/* Registers are memory too: the XMM ones held SHA-256 (SHA-NI) and
+	 * copy temporaries of the firmware and the stage, and r8-r15 keep
+	 * their values through 32-bit mode for a kernel that enters long
+	 * mode again. None of them is touched below. */
+	pxor	%xmm0, %xmm0
+	pxor	%xmm1, %xmm1
+	pxor	%xmm2, %xmm2
+	pxor	%xmm3, %xmm3
+	pxor	%xmm4, %xmm4
+	pxor	%xmm5, %xmm5
+	pxor	%xmm6, %xmm6
+	pxor	%xmm7, %xmm7
+	pxor	%xmm8, %xmm8
+	pxor	%xmm9, %xmm9
+	pxor	%xmm10, %xmm10
+	pxor	%xmm11, %xmm11
+	pxor	%xmm12, %xmm12
+	pxor	%xmm13, %xmm13
+	pxor	%xmm14, %xmm14
+	pxor	%xmm15, %xmm15
+	xorl	%r8d, %r8d
+	xorl	%r9d, %r9d
+	xorl	%r10d, %r10d
+	xorl	%r11d, %r11d
+	xorl	%r12d, %r12d
+	xorl	%r13d, %r13d
+	xorl	%r14d, %r14d
+	xorl	%r15d, %r15d
+
 	leaq	gdt(%rip), %rax
 	movq	%rax, gdtr_base(%rip)
 	lgdt	gdtr(%rip)
