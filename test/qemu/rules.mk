@@ -52,3 +52,4 @@ TESTS += $(QEMU_T)/test-prompt
 $(QEMU_T)/test-prompt: test/qemu/prompt-tests.sh test/qemu/serial-send.py \
   test/qemu/boot.sh $(QEMU_PRODUCTS)
 	$(call qemu_wrapper,test/qemu/prompt-tests.sh,)
+include test/qemu/leak.mk

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs the leak test of one firmware and its controls side by side:
+#   uefi: the scan, and the negative control;
+#   bios: the scan, the negative control and the mid-link dump.
+# Results in the order above (test/qemu/leak-tests.sh prints them).
+set -uo pipefail
+fw=${1:?usage: leak-run.sh uefi|bios}
+here=$(cd "$(dirname "$0")" && pwd)
+modes=('' negative)
+[ "$fw" = bios ] && modes+=(midlink)
+out=$(mktemp -d "${TMPDIR:-/tmp}/leak-run.XXXXXX") || exit 1
+trap 'rm -rf "$out"' EXIT
+pids=()
+for i in "${!modes[@]}"; do
+	"$here/leak-tests.sh" "$fw" ${modes[$i]} >"$out/$i" 2>&1 &
+	pids+=($!)
+done
+for i in "${!modes[@]}"; do
+	wait "${pids[$i]}"
+	cat "$out/$i"
+done

@@ -1,0 +1,653 @@
+/*
+ * leak-scan: searches a guest RAM dump, taken after the kernel was entered,
+ * for anything that reveals the layout. The boot used a fixed debug_seed,
+ * so this program repeats the stage's link with the same core code and seed
+ * and knows every secret byte as the core stores it: the kit file and its
+ * compressed stream, the inflated payload and its plan, the permutation and
+ * layout arrays, the ChaCha key and keystream, the seed, and the linked
+ * image (which may exist only at its load address, never as a staging
+ * copy). It also counts the leak-test stages' canaries (test/qemu/leak.h).
+ *
+ *   leak-scan --kit KIT --seed HEX --dump DUMP.elf [--regs REGS.txt]
+ *             --name PREFIX [--expect KIND,KIND...]
+ *
+ * Prints `ok PREFIX-KIND` / `not ok PREFIX-KIND: ...` per kind. The kernel's
+ * own load range is excluded: its code and data are the layout by
+ * necessity. With --expect (the controls: a dump from a stage that skips
+ * a scrub, or taken in the middle of the link) it prints instead whether
+ * each listed kind was found, which it must be.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../linkkit/link_internal.h"
+#include "leak-canary.h"
+
+#define WIN 32	       /* needle length */
+#define MIN_DISTINCT 5 /* fewer distinct bytes: too common to mean much */
+#define MIN_PREFIX 3   /* distinct bytes in a needle's first 8 */
+#define FILTER_BITS 24 /* prefilter bitmap: 2^24 bits */
+#define MAX_REPORTS 4
+
+enum kind {
+	K_KIT,
+	K_ZSTREAM,
+	K_PAYLOAD,
+	K_PLAN,
+	K_PERM,
+	K_LAYOUT,
+	K_RNG,
+	K_SEED,
+	K_IMAGE,
+	K_ALLOC,
+	K_STACK,
+	K_STATIC,
+	K_NKINDS
+};
+static const char *kind_name[K_NKINDS] = {
+	"kit",	       "zstream",      "payload",      "plan",
+	"permutation", "layout",       "rng",	       "seed",
+	"image-copy",  "alloc-canary", "stack-canary", "static-canary"
+};
+
+struct needle {
+	const uint8_t *p;
+	uint64_t key;
+	int kind;
+	struct needle *next;
+};
+
+struct finding {
+	unsigned long count;
+	uint64_t addr[MAX_REPORTS];
+};
+
+static struct needle **table;
+static size_t table_mask;
+static uint8_t *filter;
+static size_t nneedles[K_NKINDS];
+static struct finding found[K_NKINDS];
+static const char *prefix = "leak";
+
+/* Legitimate bytes: what the kernel receives (its image, its ELF view). */
+static const uint8_t *legit[2];
+static size_t legit_len[2];
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("not ok %s-setup: ", prefix);
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	exit(1);
+}
+
+static void host_log(void *ctx, int level, const char *line)
+{
+	(void)ctx;
+	(void)level;
+	fprintf(stderr, "leak-scan: %s\n", line);
+}
+
+static void *host_alloc(void *ctx, lk_size n)
+{
+	(void)ctx;
+	return calloc(1, n ? n : 1);
+}
+
+static void host_free(void *ctx, void *p, lk_size n)
+{
+	(void)ctx;
+	(void)n;
+	free(p);
+}
+
+static struct lk_host host = { NULL,	 host_alloc, host_free,
+			       host_log, NULL,	     LK_LOG_ERROR };
+
+static uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static size_t hash64(uint64_t v)
+{
+	return (size_t)((v * 0x9e3779b97f4a7c15ull) >> (64 - FILTER_BITS));
+}
+
+static int distinct_bytes(const uint8_t *p, size_t n)
+{
+	uint8_t seen[256] = { 0 };
+	int d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!seen[p[i]]++)
+			d++;
+	return d;
+}
+
+static int is_legit(const uint8_t *p, int skip_image)
+{
+	for (int i = skip_image ? 1 : 0; i < 2; i++)
+		if (legit[i] && memmem(legit[i], legit_len[i], p, WIN))
+			return 1;
+	return 0;
+}
+
+static void add_needle(int kind, const uint8_t *p, int skip_image)
+{
+	struct needle *n;
+	size_t h;
+
+	if (distinct_bytes(p, WIN) < MIN_DISTINCT || is_legit(p, skip_image))
+		return;
+	if (distinct_bytes(p, 8) < MIN_PREFIX)
+		die("internal: weak needle prefix");
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		die("out of memory");
+	n->p = p;
+	n->key = load64(p);
+	n->kind = kind;
+	h = hash64(n->key);
+	n->next = table[h & table_mask];
+	table[h & table_mask] = n;
+	filter[h >> 3] |= (uint8_t)(1u << (h & 7));
+	nneedles[kind]++;
+}
+
+/*
+ * A window starting at or after `off` whose first 8 bytes (the hash key)
+ * are varied: a needle keyed by zeros would be compared at every zero
+ * word of the dump. Returns n when there is none before `limit`.
+ */
+static size_t strong_start(const uint8_t *p, size_t n, size_t off, size_t limit)
+{
+	for (; off < limit && off + WIN <= n; off++)
+		if (distinct_bytes(p + off, 8) >= MIN_PREFIX)
+			return off;
+	return n;
+}
+
+/* Every WIN-byte window at `stride` of [p, p + n); the tail too. */
+static void add_range(int kind, const void *base, size_t n, size_t stride,
+		      int skip_image)
+{
+	const uint8_t *p = base;
+	size_t off, at;
+
+	if (n < WIN)
+		return;
+	for (off = 0; off + WIN <= n; off += stride) {
+		at = strong_start(p, n, off, off + stride);
+		if (at < n)
+			add_needle(kind, p + at, skip_image);
+	}
+	at = strong_start(p, n, n - WIN, n);
+	if (at < n)
+		add_needle(kind, p + at, skip_image);
+}
+
+static void *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET))
+		die("%s: cannot read", path);
+	buf = malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
+		die("%s: cannot read", path);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static int parse_hex(const char *s, uint8_t *out, size_t cap, size_t *len)
+{
+	size_t n = strlen(s);
+
+	if (n % 2 || n / 2 > cap || n == 0)
+		return -1;
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned v;
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	*len = n / 2;
+	return 0;
+}
+
+struct secrets {
+	uint8_t *kit, *payload, *image, *view;
+	size_t kit_len, payload_len, image_len, view_len;
+	uint64_t load_lo, load_hi;
+	struct lk_link *L;
+	struct lk_rng rng;
+	uint8_t key[32];
+	uint8_t seed[64];
+	size_t seed_len;
+	char seed_text[160];
+	uint8_t *stream; /* keystream blocks 0..counter */
+	size_t stream_len;
+};
+
+/* Repeats the stage's relink with the debug seed. */
+static void relink(struct secrets *S)
+{
+	struct lk_kit kit;
+	struct lk_image_info info;
+	struct lk_elf_view v;
+
+	if (lk_kit_open(&host, S->kit, S->kit_len, "kit", &kit))
+		die("kit does not open");
+	S->payload_len = kit.payload_size;
+	S->payload = calloc(1, S->payload_len + 1);
+	if (!S->payload ||
+	    lk_kit_inflate(&host, &kit, "kit", S->payload, S->payload_len))
+		die("kit does not inflate");
+	if (lk_link_open(&host, S->payload, S->payload_len, "kit", &S->L))
+		die("payload does not open");
+	lk_rng_init(&S->rng, S->seed, S->seed_len);
+	if (lk_link_layout(S->L, &S->rng))
+		die("layout failed");
+	lk_link_info(S->L, &info);
+	S->load_lo = info.load_lo;
+	S->load_hi = info.load_hi;
+	S->image_len = info.load_hi - info.load_lo;
+	S->image = calloc(1, S->image_len + 1);
+	if (!S->image || lk_link_write(S->L, S->image, &S->rng))
+		die("link failed");
+	if (lk_link_elf_size(S->L, &v) || !(S->view = calloc(1, v.size)) ||
+	    lk_link_elf_emit(S->L, S->view, v.size, 0, &v))
+		die("ELF view failed");
+	S->view_len = v.size;
+}
+
+/* The generator's key (SHA-256 of the seed) and every block it made. */
+static void rng_secrets(struct secrets *S)
+{
+	uint32_t nonce[3] = { 0, 0, 0 };
+
+	for (int i = 0; i < 8; i++)
+		memcpy(S->key + 4 * i, &S->rng.key[i], 4);
+	S->stream_len = ((size_t)S->rng.counter + 1) * 64;
+	S->stream = calloc(1, S->stream_len);
+	if (!S->stream)
+		die("out of memory");
+	for (uint32_t c = 0; c <= S->rng.counter; c++)
+		lk_chacha20_block(S->rng.key, c, nonce, S->stream + 64 * c);
+}
+
+static void add_link_arrays(struct secrets *S)
+{
+	struct lk_link *L = S->L;
+
+	add_range(K_PERM, L->order, 4ull * L->nobj, 8, 0);
+	add_range(K_PERM, L->obj_pos, 4ull * L->nobj, 8, 0);
+	add_range(K_PERM, L->slot_order, 4ull * L->nchunk, 8, 0);
+	add_range(K_LAYOUT, L->chunk_vma, 8ull * L->nchunk, 8, 0);
+	add_range(K_LAYOUT, L->chunk_size, 8ull * L->nchunk, 8, 0);
+	add_range(K_LAYOUT, L->sym_val, 8ull * L->nsym, 8, 0);
+	add_range(K_LAYOUT, L->os, sizeof(*L->os) * L->nout, 8, 0);
+	add_range(K_LAYOUT, L->item, sizeof(*L->item) * L->nitem, 8, 0);
+}
+
+static void add_payload(struct secrets *S)
+{
+	const struct lk_payload_header *hdr = (const void *)S->payload;
+	size_t plo = hdr->plan.off;
+	size_t phi = plo + (size_t)hdr->plan.count * sizeof(struct lk_op);
+
+	if (phi > S->payload_len || plo >= phi)
+		die("payload has no plan");
+	add_range(K_PLAN, S->payload + plo, phi - plo, WIN / 2, 0);
+	add_range(K_PAYLOAD, S->payload, plo, WIN, 0);
+	add_range(K_PAYLOAD, S->payload + phi, S->payload_len - phi, WIN, 0);
+}
+
+static void add_secrets(struct secrets *S)
+{
+	add_range(K_KIT, S->kit, sizeof(struct lk_kit_header), WIN / 2, 0);
+	add_range(K_ZSTREAM, S->kit + sizeof(struct lk_kit_header),
+		  S->kit_len - sizeof(struct lk_kit_header), WIN, 0);
+	add_payload(S);
+	add_link_arrays(S);
+	add_range(K_RNG, S->key, 32, WIN, 0);
+	add_range(K_RNG, S->stream, S->stream_len, WIN / 2, 0);
+	add_range(K_SEED, S->seed, S->seed_len, WIN / 4, 0);
+	add_range(K_SEED, S->seed_text, strlen(S->seed_text), WIN / 4, 0);
+	add_range(K_IMAGE, S->image, S->image_len, WIN, 1);
+}
+
+static void record(int kind, uint64_t addr)
+{
+	struct finding *f = &found[kind];
+
+	if (f->count < MAX_REPORTS)
+		f->addr[f->count] = addr;
+	f->count++;
+}
+
+/* Needle hits in [p, p + n) at physical address pa; the kernel's range is
+ * skipped by the caller. */
+static void scan_needles(const uint8_t *p, size_t n, uint64_t pa)
+{
+	for (size_t off = 0; off + WIN <= n; off++) {
+		uint64_t k = load64(p + off);
+		size_t h = hash64(k);
+		if (!(filter[h >> 3] & (1u << (h & 7))))
+			continue;
+		for (struct needle *nd = table[h & table_mask]; nd;
+		     nd = nd->next)
+			if (nd->key == k && !memcmp(nd->p, p + off, WIN)) {
+				record(nd->kind, pa + off);
+				break;
+			}
+	}
+}
+
+static void scan_canaries(const uint8_t *p, size_t n, uint64_t pa)
+{
+	uint64_t magic = leak_magic();
+	const uint8_t *q = p, *end = p + n;
+
+	while ((q = memmem(q, (size_t)(end - q), &magic, 8)) && q + 9 <= end) {
+		int kind = q[8] == LEAK_KIND_ALLOC    ? K_ALLOC
+			   : q[8] == LEAK_KIND_STACK  ? K_STACK
+			   : q[8] == LEAK_KIND_STATIC ? K_STATIC
+						      : -1;
+		if (kind >= 0)
+			record(kind, pa + (uint64_t)(q - p));
+		q += 8;
+	}
+}
+
+static void scan_piece(const uint8_t *p, uint64_t lo, uint64_t hi)
+{
+	scan_needles(p, hi - lo, lo);
+	scan_canaries(p, hi - lo, lo);
+}
+
+/* One RAM block of the dump, minus the kernel's load range. */
+static void scan_block(const uint8_t *p, uint64_t lo, uint64_t hi,
+		       const struct secrets *S)
+{
+	uint64_t klo = S->load_lo, khi = S->load_hi;
+
+	if (hi <= klo || lo >= khi) {
+		scan_piece(p, lo, hi);
+		return;
+	}
+	if (lo < klo)
+		scan_piece(p, lo, klo);
+	if (hi > khi)
+		scan_piece(p + (khi - lo), khi, hi);
+}
+
+struct dump {
+	const uint8_t *base;
+	size_t len;
+};
+
+static const Elf64_Phdr *dump_phdrs(const struct dump *d, int *n)
+{
+	const Elf64_Ehdr *eh = (const void *)d->base;
+
+	if (d->len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > d->len ||
+	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > d->len - eh->e_phoff)
+		die("dump: not an ELF64 core file");
+	*n = eh->e_phnum;
+	return (const void *)(d->base + eh->e_phoff);
+}
+
+/*
+ * Proves the dump is of this boot: the kernel's code (its first pages,
+ * which the kernel does not write) is where the host-computed layout put
+ * it. Returns the bytes compared equal.
+ */
+static size_t check_image(const struct dump *d, const struct secrets *S,
+			  size_t *total)
+{
+	int n;
+	const Elf64_Phdr *ph = dump_phdrs(d, &n);
+	size_t want = S->image_len < 8192 ? S->image_len : 8192, same = 0;
+
+	*total = want;
+	for (int i = 0; i < n; i++) {
+		if (ph[i].p_type != PT_LOAD || ph[i].p_paddr > S->load_lo ||
+		    ph[i].p_paddr + ph[i].p_filesz < S->load_lo + want ||
+		    ph[i].p_offset + ph[i].p_filesz > d->len)
+			continue;
+		const uint8_t *p =
+			d->base + ph[i].p_offset + (S->load_lo - ph[i].p_paddr);
+		for (size_t k = 0; k < want; k++)
+			same += p[k] == S->image[k];
+	}
+	return same;
+}
+
+static void scan_dump(const struct dump *d, const struct secrets *S,
+		      uint64_t *bytes)
+{
+	int n;
+	const Elf64_Phdr *ph = dump_phdrs(d, &n);
+
+	*bytes = 0;
+	for (int i = 0; i < n; i++) {
+		if (ph[i].p_type != PT_LOAD || !ph[i].p_filesz)
+			continue;
+		if (ph[i].p_offset > d->len ||
+		    ph[i].p_filesz > d->len - ph[i].p_offset)
+			die("dump: segment %d outside the file", i);
+		scan_block(d->base + ph[i].p_offset, ph[i].p_paddr,
+			   ph[i].p_paddr + ph[i].p_filesz, S);
+		*bytes += ph[i].p_filesz;
+	}
+}
+
+/* XMM registers from HMP `info registers`: the kernel (built without SSE)
+ * never touches them, so they hold what the stage left there. */
+static int check_regs(const char *path, char *why, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int seen = 0, dirty = 0;
+
+	if (!f) {
+		snprintf(why, cap, "%s: cannot read", path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line;
+		while ((p = strstr(p, "XMM"))) {
+			unsigned idx;
+			unsigned long long hi, lo;
+			if (sscanf(p, "XMM%u=%llx %llx", &idx, &hi, &lo) == 3) {
+				seen++;
+				if ((hi || lo) && !dirty++)
+					snprintf(why, cap,
+						 "XMM%02u=%016llx%016llx "
+						 "after the handoff",
+						 idx, hi, lo);
+			}
+			p += 3;
+		}
+	}
+	fclose(f);
+	if (!seen)
+		snprintf(why, cap, "no XMM registers in %s", path);
+	return !seen || dirty ? -1 : 0;
+}
+
+static void report(int kind)
+{
+	const struct finding *f = &found[kind];
+
+	if (!f->count) {
+		printf("ok %s-%s\n", prefix, kind_name[kind]);
+		return;
+	}
+	printf("not ok %s-%s: %lu hit(s), at", prefix, kind_name[kind],
+	       f->count);
+	for (unsigned long i = 0; i < f->count && i < MAX_REPORTS; i++)
+		printf(" 0x%llx", (unsigned long long)f->addr[i]);
+	printf("\n");
+}
+
+/* Controls: every listed kind must have been found. */
+static int check_expected(const char *list)
+{
+	int bad = 0;
+
+	printf("# %s found:", prefix);
+	for (int k = 0; k < K_NKINDS; k++)
+		if (found[k].count)
+			printf(" %s (%lu)", kind_name[k], found[k].count);
+	printf("\n");
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		int k;
+		for (k = 0; k < K_NKINDS; k++)
+			if (strlen(kind_name[k]) == n &&
+			    !strncmp(kind_name[k], p, n))
+				break;
+		if (k == K_NKINDS)
+			die("--expect: unknown kind %.*s", (int)n, p);
+		if (found[k].count)
+			printf("ok %s-finds-%s\n", prefix, kind_name[k]);
+		else
+			printf("not ok %s-finds-%s: not found\n", prefix,
+			       kind_name[k]);
+		bad |= !found[k].count;
+		p += n + (p[n] == ',');
+	}
+	return bad;
+}
+
+static void map_dump(const char *path, struct dump *d)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	void *p;
+
+	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0)
+		die("%s: cannot open the dump", path);
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		die("%s: cannot map the dump", path);
+	close(fd);
+	d->base = p;
+	d->len = (size_t)st.st_size;
+}
+
+int main(int argc, char **argv)
+{
+	static struct secrets S;
+	const char *kit = NULL, *seed = NULL, *dump = NULL, *regs = NULL;
+	const char *expect = NULL;
+	int bad = 0;
+	struct dump d;
+	size_t same, total;
+	uint64_t bytes;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v)
+			die("usage: leak-scan --kit KIT --seed HEX --dump DUMP "
+			    "[--regs FILE] --name PREFIX [--expect KINDS]");
+		if (!strcmp(a, "--kit"))
+			kit = v;
+		else if (!strcmp(a, "--seed"))
+			seed = v;
+		else if (!strcmp(a, "--dump"))
+			dump = v;
+		else if (!strcmp(a, "--regs"))
+			regs = v;
+		else if (!strcmp(a, "--name"))
+			prefix = v;
+		else if (!strcmp(a, "--expect"))
+			expect = v;
+		else
+			die("unknown option %s", a);
+		i++;
+	}
+	if (!kit || !seed || !dump)
+		die("--kit, --seed and --dump are required");
+	if (parse_hex(seed, S.seed, sizeof(S.seed), &S.seed_len))
+		die("--seed: not a hex string of at most 64 bytes");
+	snprintf(S.seed_text, sizeof(S.seed_text), "debug_seed = %s", seed);
+	S.kit = read_file(kit, &S.kit_len);
+	relink(&S);
+	rng_secrets(&S);
+	legit[0] = S.image;
+	legit_len[0] = S.image_len;
+	legit[1] = S.view;
+	legit_len[1] = S.view_len;
+	table_mask = (1u << 16) - 1;
+	table = calloc(table_mask + 1, sizeof(*table));
+	filter = calloc(1, (size_t)1 << (FILTER_BITS - 3));
+	if (!table || !filter)
+		die("out of memory");
+	add_secrets(&S);
+	for (int k = 0; k < K_ALLOC; k++)
+		if (!nneedles[k])
+			die("no needle of kind %s", kind_name[k]);
+	map_dump(dump, &d);
+	same = check_image(&d, &S, &total);
+	if (same * 10 < total * 9) {
+		printf("not ok %s-dump: only %zu of the kernel's first %zu "
+		       "bytes are at 0x%llx (not this layout?)\n",
+		       prefix, same, total, (unsigned long long)S.load_lo);
+		return 1;
+	}
+	scan_dump(&d, &S, &bytes);
+	fprintf(stderr,
+		"leak-scan: %s: %llu bytes scanned outside the kernel "
+		"[0x%llx, 0x%llx);",
+		prefix, (unsigned long long)bytes,
+		(unsigned long long)S.load_lo, (unsigned long long)S.load_hi);
+	for (int k = 0; k < K_ALLOC; k++)
+		fprintf(stderr, " %s %zu", kind_name[k], nneedles[k]);
+	fprintf(stderr, " needles\n");
+	if (expect)
+		return check_expected(expect);
+	printf("ok %s-dump: %zu/%zu kernel bytes at 0x%llx, %llu bytes "
+	       "scanned\n",
+	       prefix, same, total, (unsigned long long)S.load_lo,
+	       (unsigned long long)bytes);
+	for (int k = 0; k < K_NKINDS; k++) {
+		report(k);
+		bad |= found[k].count != 0;
+	}
+	if (regs) {
+		char why[200] = "";
+		if (check_regs(regs, why, sizeof(why))) {
+			printf("not ok %s-registers: %s\n", prefix, why);
+			bad = 1;
+		} else {
+			printf("ok %s-registers\n", prefix);
+		}
+	}
+	return bad;
+}
