@@ -20,18 +20,45 @@ typedef lk_uptr __attribute__((may_alias, aligned(1))) lk_unal_word;
 #endif
 #endif
 
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(LK_ASAN)
+#define LK_STRING_OPS 1
+/*
+ * rep movsb/stosb only where CPUID reports ERMS (fast strings): there it
+ * moves whole lines without first reading the destination, which the word
+ * loops must do. Elsewhere, notably QEMU's TCG (no ERMS), it runs a byte at
+ * a time and the word loops are much faster. Asked once.
+ */
+static int lk_erms(void)
+{
+	static int erms = -1;
+	lk_u32 a, b, c, d;
+
+	if (erms < 0) {
+		__asm__ volatile("cpuid"
+				 : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+				 : "a"(0), "c"(0));
+		erms = 0;
+		if (a >= 7) {
+			__asm__ volatile("cpuid"
+					 : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+					 : "a"(7), "c"(0));
+			erms = (b >> 9) & 1;
+		}
+	}
+	return erms;
+}
+#endif
+
 void *lk_memcpy(void *dst, const void *src, lk_size n)
 {
 	lk_u8 *d = dst;
 	const lk_u8 *s = src;
 
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(LK_ASAN)
-	/* Big copies (kernel sections) with the CPU's string copy: with ERMS
-	 * it moves whole lines without first reading the destination, which
-	 * the word loop must (the link's copy phase is mostly stores to an
-	 * uncached image). DF is clear by the ABI; cld is cheap insurance
-	 * for the BIOS stage's hand-written entry paths. */
-	if (n >= 256) {
+#ifdef LK_STRING_OPS
+	/* Big copies (kernel sections: the link's copy phase is mostly
+	 * stores to an uncached image). DF is clear by the ABI; cld is cheap
+	 * insurance for the BIOS stage's hand-written entry paths. */
+	if (n >= 256 && lk_erms()) {
 		__asm__ volatile("cld; rep movsb"
 				 : "+D"(d), "+S"(s), "+c"(n)
 				 :
@@ -72,9 +99,9 @@ void *lk_memset(void *dst, int c, lk_size n)
 	lk_u8 *d = dst;
 	lk_uptr w = (lk_u8)c;
 
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(LK_ASAN)
+#ifdef LK_STRING_OPS
 	/* As in lk_memcpy: zeroed sections and gaps are megabytes. */
-	if (n >= 256) {
+	if (n >= 256 && lk_erms()) {
 		__asm__ volatile("cld; rep stosb"
 				 : "+D"(d), "+c"(n)
 				 : "a"(c)
