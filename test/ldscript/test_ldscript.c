@@ -85,6 +85,7 @@ struct tctx {
 	const char *const *unused;   /* never referenced: PROVIDE drops */
 	const char *canonical;       /* slot_flags: this pattern -> CANONICAL */
 	const char *random_fill;     /* outsec_flags */
+	int lld;                     /* callbacks: lld_empty */
 	int strict; /* references need a definition, like a kit builder */
 	const char *const *refuse; /* the builder cannot define these */
 };
@@ -172,6 +173,7 @@ static struct ls_callbacks callbacks(struct tctx *t)
 		.outsec_flags = cb_outsec_flags,
 		.intern = cb_intern,
 		.defined = cb_defined,
+		.lld_empty = t->lld,
 	};
 	return cb;
 }
@@ -1201,6 +1203,64 @@ static void test_default_phdrs(void)
 	report("default_phdrs");
 }
 
+/* `linker lld`: the empty sections ld.lld keeps, and only with the policy. */
+static void test_lld_empty(void)
+{
+	static const struct ls_input in[] = {
+		{ "a.o", ".text", 0, PB, AX, 8, 16 },
+	};
+	static const char *const kept[] = { ".assign", ".dot", ".symaddr",
+					    ".named", ".data", NULL };
+	static const char *const not_kept[] = { ".text", ".bare", ".prov",
+						NULL };
+	const char *text = "SECTIONS {\n"
+			   " .text 0x1000 : { *(.text) }\n"
+			   " .assign : { x_start = .; *(.none) }\n"
+			   " .dot : { . = ALIGN(8); }\n"
+			   " .bare : { *(.none) }\n"
+			   " .symaddr x_start : { *(.none) }\n"
+			   " .named : { *(.none) }\n"
+			   " .prov : { PROVIDE(p_sym = .); *(.none) }\n"
+			   " .data : { LONG(1) }\n"
+			   "}\n"
+			   "y = ADDR(.named);\n";
+	int lld;
+
+	for (lld = 0; lld < 2; lld++) {
+		struct tctx t = { .lld = lld };
+		struct ls_compiled c;
+		char *plan = compile_text(text, in, 1, &t, &c);
+		const char *const *n;
+
+		if (!plan) {
+			fail("compile: %s", diag);
+			tctx_free(&t);
+			continue;
+		}
+		for (n = kept; *n; n++) {
+			uint32_t i = outsec_index(&t, &c, *n);
+			/* .data has no input but data: the flag is moot
+			 * there (it is never empty), and harmless. */
+			uint32_t want = lld ? LK_OUTSEC_KEEP_EMPTY : 0;
+
+			CHECK(i != UINT32_MAX && (c.outsecs[i].oflags &
+						  LK_OUTSEC_KEEP_EMPTY) == want,
+			      "lld %d: %s oflags %#x", lld, *n,
+			      i == UINT32_MAX ? 0 : c.outsecs[i].oflags);
+		}
+		for (n = not_kept; *n; n++) {
+			uint32_t i = outsec_index(&t, &c, *n);
+
+			CHECK(i != UINT32_MAX && !(c.outsecs[i].oflags &
+						   LK_OUTSEC_KEEP_EMPTY),
+			      "lld %d: %s kept", lld, *n);
+		}
+		ls_compiled_free(&c);
+		tctx_free(&t);
+	}
+	report("lld_empty");
+}
+
 /* Deep nesting must give a diagnostic, not a stack overflow. */
 static void test_limits(void)
 {
@@ -1487,6 +1547,7 @@ int main(void)
 	test_info();
 	test_linux();
 	test_default_phdrs();
+	test_lld_empty();
 	test_misc();
 	test_limits();
 	test_scale();
