@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Stops a guest at an address and runs monitor commands there.
 
-    leak-gdb.py SOCKET ADDRESS TIMEOUT COMMAND...
+    leak-gdb.py [--detach] SOCKET ADDRESS TIMEOUT COMMAND...
 
 SOCKET is QEMU's gdbstub (-gdb chardev on a unix socket, QEMU started
 with -S). Sets a hardware breakpoint at ADDRESS (hex, linear), continues
 until the guest reaches it, then sends each COMMAND to the human monitor
-through the stub (qRcmd) and prints its output. The leak test uses it to
-dump RAM in the middle of the BIOS stage's link: a positive control that
-the scanner recognises the secrets as the stage really stores them.
-Speaks just enough of the GDB remote protocol for that.
+through the stub (qRcmd) and prints its output; then kills the guest, or
+with --detach lets it run on. The leak test stops at the kernel's entry
+(paging is off there: linear = physical) to dump RAM and registers
+exactly as handed over, and in the middle of the BIOS stage's link for
+its control. Speaks just enough of the GDB remote protocol for that.
 """
 import socket
 import sys
@@ -58,7 +59,11 @@ class Stub:
 
 
 def main():
-    path, addr, limit, cmds = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+    args = sys.argv[1:]
+    detach = args[:1] == ["--detach"]
+    if detach:
+        args = args[1:]
+    path, addr, limit, cmds = args[0], args[1], float(args[2]), args[3:]
     st = Stub(path)
     st.send("Z1,%x,1" % int(addr, 16))
     if st.reply() != "OK":
@@ -81,8 +86,12 @@ def main():
             break
         if r != "OK" and not r == "":
             sys.exit("leak-gdb: %s: %s" % (cmd, r))
-    st.send("k")
-    time.sleep(0.2)
+    if detach:
+        st.send("D")
+        st.reply()
+    else:
+        st.send("k")
+        time.sleep(0.2)
 
 
 if __name__ == "__main__":

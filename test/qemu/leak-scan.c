@@ -10,6 +10,7 @@
  *
  *   leak-scan --kit KIT --seed HEX --dump DUMP.elf [--regs REGS.txt]
  *             --name PREFIX [--expect KIND,KIND...]
+ *   leak-scan --kit KIT --seed HEX --print-entry
  *
  * Prints `ok PREFIX-KIND` / `not ok PREFIX-KIND: ...` per kind. The kernel's
  * own load range is excluded: its code and data are the layout by
@@ -239,7 +240,7 @@ static int parse_hex(const char *s, uint8_t *out, size_t cap, size_t *len)
 struct secrets {
 	uint8_t *kit, *payload, *image, *view;
 	size_t kit_len, payload_len, image_len, view_len;
-	uint64_t load_lo, load_hi;
+	uint64_t load_lo, load_hi, entry_lma;
 	struct lk_link *L;
 	struct lk_rng rng;
 	uint8_t key[32];
@@ -272,6 +273,7 @@ static void relink(struct secrets *S)
 	lk_link_info(S->L, &info);
 	S->load_lo = info.load_lo;
 	S->load_hi = info.load_hi;
+	S->entry_lma = info.entry_lma;
 	S->image_len = info.load_hi - info.load_lo;
 	S->image = calloc(1, S->image_len + 1);
 	if (!S->image || lk_link_write(S->L, S->image, &S->rng))
@@ -403,22 +405,66 @@ static void scan_block(const uint8_t *p, uint64_t lo, uint64_t hi,
 		scan_piece(p + (khi - lo), khi, hi);
 }
 
+/* A RAM block of the dump: physical address, bytes in the file. */
+struct block {
+	uint64_t paddr;
+	const uint8_t *p;
+	uint64_t len;
+};
+
+#define MAX_BLOCKS 64
+
 struct dump {
 	const uint8_t *base;
 	size_t len;
+	struct block b[MAX_BLOCKS];
+	int n;
 };
 
-static const Elf64_Phdr *dump_phdrs(const struct dump *d, int *n)
+static void add_block(struct dump *d, uint64_t paddr, uint64_t off,
+		      uint64_t len)
 {
-	const Elf64_Ehdr *eh = (const void *)d->base;
+	if (!len)
+		return;
+	if (off > d->len || len > d->len - off || d->n == MAX_BLOCKS)
+		die("dump: segment at 0x%llx outside the file",
+		    (unsigned long long)paddr);
+	d->b[d->n].paddr = paddr;
+	d->b[d->n].p = d->base + off;
+	d->b[d->n].len = len;
+	d->n++;
+}
 
-	if (d->len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > d->len ||
-	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > d->len - eh->e_phoff)
-		die("dump: not an ELF64 core file");
-	*n = eh->e_phnum;
-	return (const void *)(d->base + eh->e_phoff);
+/* QEMU writes an ELF32 core when the CPU is in 32-bit mode (the kernel's
+ * entry) and an ELF64 one in long mode. */
+static void parse_dump(struct dump *d)
+{
+	const Elf64_Ehdr *e64 = (const void *)d->base;
+	const Elf32_Ehdr *e32 = (const void *)d->base;
+
+	if (d->len < sizeof(*e64) || memcmp(e64->e_ident, ELFMAG, SELFMAG))
+		die("dump: not an ELF core file");
+	if (e64->e_ident[EI_CLASS] == ELFCLASS64) {
+		if (e64->e_phentsize != sizeof(Elf64_Phdr) ||
+		    e64->e_phoff > d->len ||
+		    (uint64_t)e64->e_phnum * sizeof(Elf64_Phdr) >
+			    d->len - e64->e_phoff)
+			die("dump: bad ELF64 program headers");
+		const Elf64_Phdr *ph = (const void *)(d->base + e64->e_phoff);
+		for (int i = 0; i < e64->e_phnum; i++)
+			if (ph[i].p_type == PT_LOAD)
+				add_block(d, ph[i].p_paddr, ph[i].p_offset,
+					  ph[i].p_filesz);
+		return;
+	}
+	if (e32->e_phentsize != sizeof(Elf32_Phdr) || e32->e_phoff > d->len ||
+	    (uint64_t)e32->e_phnum * sizeof(Elf32_Phdr) > d->len - e32->e_phoff)
+		die("dump: bad ELF32 program headers");
+	const Elf32_Phdr *ph = (const void *)(d->base + e32->e_phoff);
+	for (int i = 0; i < e32->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD)
+			add_block(d, ph[i].p_paddr, ph[i].p_offset,
+				  ph[i].p_filesz);
 }
 
 /*
@@ -429,18 +475,15 @@ static const Elf64_Phdr *dump_phdrs(const struct dump *d, int *n)
 static size_t check_image(const struct dump *d, const struct secrets *S,
 			  size_t *total)
 {
-	int n;
-	const Elf64_Phdr *ph = dump_phdrs(d, &n);
 	size_t want = S->image_len < 8192 ? S->image_len : 8192, same = 0;
 
 	*total = want;
-	for (int i = 0; i < n; i++) {
-		if (ph[i].p_type != PT_LOAD || ph[i].p_paddr > S->load_lo ||
-		    ph[i].p_paddr + ph[i].p_filesz < S->load_lo + want ||
-		    ph[i].p_offset + ph[i].p_filesz > d->len)
+	for (int i = 0; i < d->n; i++) {
+		const struct block *b = &d->b[i];
+		if (b->paddr > S->load_lo ||
+		    b->paddr + b->len < S->load_lo + want)
 			continue;
-		const uint8_t *p =
-			d->base + ph[i].p_offset + (S->load_lo - ph[i].p_paddr);
+		const uint8_t *p = b->p + (S->load_lo - b->paddr);
 		for (size_t k = 0; k < want; k++)
 			same += p[k] == S->image[k];
 	}
@@ -450,20 +493,37 @@ static size_t check_image(const struct dump *d, const struct secrets *S,
 static void scan_dump(const struct dump *d, const struct secrets *S,
 		      uint64_t *bytes)
 {
-	int n;
-	const Elf64_Phdr *ph = dump_phdrs(d, &n);
-
 	*bytes = 0;
-	for (int i = 0; i < n; i++) {
-		if (ph[i].p_type != PT_LOAD || !ph[i].p_filesz)
-			continue;
-		if (ph[i].p_offset > d->len ||
-		    ph[i].p_filesz > d->len - ph[i].p_offset)
-			die("dump: segment %d outside the file", i);
-		scan_block(d->base + ph[i].p_offset, ph[i].p_paddr,
-			   ph[i].p_paddr + ph[i].p_filesz, S);
-		*bytes += ph[i].p_filesz;
+	for (int i = 0; i < d->n; i++) {
+		const struct block *b = &d->b[i];
+		scan_block(b->p, b->paddr, b->paddr + b->len, S);
+		*bytes += b->len;
 	}
+}
+
+/* At the entry (32-bit mode) the kernel gets EAX, EBX, EDX (the entry) and
+ * ESP; the other general registers must be zero. */
+static int check_gprs(const char *path, char *why, size_t cap)
+{
+	static const char *const names[] = { "ECX=", "ESI=", "EDI=", "EBP=" };
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int bad = 0;
+
+	if (!f)
+		return 0;
+	while (!bad && fgets(line, sizeof(line), f))
+		for (int i = 0; i < 4 && !bad; i++) {
+			const char *p = strstr(line, names[i]);
+			unsigned long v;
+			if (p && sscanf(p + 4, "%lx", &v) == 1 && v) {
+				snprintf(why, cap, "%.3s=%08lx at the entry",
+					 names[i], v);
+				bad = 1;
+			}
+		}
+	fclose(f);
+	return bad;
 }
 
 /* XMM registers from HMP `info registers`: the kernel (built without SSE)
@@ -497,6 +557,8 @@ static int check_regs(const char *path, char *why, size_t cap)
 	fclose(f);
 	if (!seen)
 		snprintf(why, cap, "no XMM registers in %s", path);
+	else if (!dirty && check_gprs(path, why, cap))
+		dirty = 1;
 	return !seen || dirty ? -1 : 0;
 }
 
@@ -559,6 +621,8 @@ static void map_dump(const char *path, struct dump *d)
 	close(fd);
 	d->base = p;
 	d->len = (size_t)st.st_size;
+	d->n = 0;
+	parse_dump(d);
 }
 
 int main(int argc, char **argv)
@@ -566,13 +630,17 @@ int main(int argc, char **argv)
 	static struct secrets S;
 	const char *kit = NULL, *seed = NULL, *dump = NULL, *regs = NULL;
 	const char *expect = NULL;
-	int bad = 0;
+	int bad = 0, print_entry = 0;
 	struct dump d;
 	size_t same, total;
 	uint64_t bytes;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--print-entry")) {
+			print_entry = 1;
+			continue;
+		}
 		if (!v)
 			die("usage: leak-scan --kit KIT --seed HEX --dump DUMP "
 			    "[--regs FILE] --name PREFIX [--expect KINDS]");
@@ -592,13 +660,19 @@ int main(int argc, char **argv)
 			die("unknown option %s", a);
 		i++;
 	}
-	if (!kit || !seed || !dump)
+	if (!kit || !seed || (!dump && !print_entry))
 		die("--kit, --seed and --dump are required");
 	if (parse_hex(seed, S.seed, sizeof(S.seed), &S.seed_len))
 		die("--seed: not a hex string of at most 64 bytes");
 	snprintf(S.seed_text, sizeof(S.seed_text), "debug_seed = %s", seed);
 	S.kit = read_file(kit, &S.kit_len);
 	relink(&S);
+	if (print_entry) {
+		/* Where the stage jumps (paging off): the dump is taken there.
+		 */
+		printf("%llx\n", (unsigned long long)S.entry_lma);
+		return 0;
+	}
 	rng_secrets(&S);
 	legit[0] = S.image;
 	legit_len[0] = S.image_len;

@@ -5,8 +5,9 @@
 #
 # Boots the leak-test stage (efi/leaktest.c, stand/leaktest.c: production
 # code plus canaries in every allocation, the stack and static buffers)
-# with a fixed debug_seed, waits for the demo kernel's verdict, then
-# stops QEMU and dumps guest RAM and the registers through the monitor.
+# with a fixed debug_seed, stops the guest at the kernel's first
+# instruction and dumps guest RAM and the registers there (QEMU's gdbstub),
+# then lets the demo kernel run to its verdict (it must pass, relinked).
 # test/qemu/leak-scan.c repeats the link with that seed and searches the
 # dump, outside the kernel's own load range, for every secret (kit,
 # compressed stream, payload, plan, permutation, layout arrays, ChaCha key
@@ -57,11 +58,15 @@ work=$(mktemp -d "$B/test/qemu/$name.run.XXXXXX") || exit 1
 	--mbr "$B/stand/mbr.bin" --stage "$stage" >"$work/mkimage.out" 2>&1 ||
 	{ echo "not ok $name-boot: mkimage failed: $(tail -n 1 "$work/mkimage.out")"; exit 0; }
 
-# No isa-debug-exit: the demo kernel halts after its verdict and waits
-# for the dump. -cpu max: RDRAND/RDSEED and SHA-NI, as on real machines.
+# The guest starts stopped; leak-gdb.py breaks at the kernel's entry (or,
+# for the mid-link control, at lk_link_close in the BIOS stage), dumps RAM
+# and registers there through the gdbstub and lets the guest run on (the
+# control kills it). No isa-debug-exit: the demo kernel halts after its
+# verdict. -cpu max: RDRAND/RDSEED and SHA-NI, as on real machines.
 args=(-accel tcg -machine q35 -m 128 -cpu max -no-reboot -net none
-      -display none -monitor "unix:$work/mon.sock,server=on,wait=off"
-      -serial "file:$work/serial.log" -drive "format=raw,file=$work/disk.img")
+      -display none -monitor none -serial "file:$work/serial.log"
+      -drive "format=raw,file=$work/disk.img" -S
+      -chardev "socket,id=gdb0,path=$work/gdb.sock,server=on,wait=off" -gdb chardev:gdb0)
 if [ "$fw" = uefi ]; then
 	cp /usr/share/OVMF/OVMF_VARS_4M.fd "$work/vars.fd"
 	args+=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd"
@@ -69,21 +74,31 @@ if [ "$fw" = uefi ]; then
 fi
 if [ "$mode" = midlink ]; then
 	addr=$(nm "$B/stand/stage-$suffix.elf" | awk '$3 == "lk_link_close" { print $1 }')
-	[ -n "$addr" ] || { echo "not ok $name-boot: no lk_link_close in stage-$suffix.elf"; exit 0; }
-	args+=(-S -chardev "socket,id=gdb0,path=$work/gdb.sock,server=on,wait=off" -gdb chardev:gdb0)
+	where=lk_link_close gdbmode=''
+else
+	addr=$("$scan" --kit "$B/demo/kernel.kit" --seed "$seed" --print-entry)
+	where="the kernel's entry" gdbmode=--detach
 fi
+[ -n "$addr" ] || { echo "not ok $name-boot: no address for $where"; exit 0; }
+
+stop_qemu() {
+	local _
+	for _ in 1 2 3 4 5 6; do kill -0 "$qpid" 2>/dev/null || break; sleep 0.5; done
+	kill "$qpid" 2>/dev/null
+	wait "$qpid" 2>/dev/null
+}
 timeout -k 5 "$limit" qemu-system-x86_64 "${args[@]}" </dev/null >"$work/qemu.out" 2>&1 &
 qpid=$!
 start=$(date +%s)
+for _ in $(seq 40); do [ -S "$work/gdb.sock" ] && break; sleep 0.25; done
+python3 "$here/leak-gdb.py" $gdbmode "$work/gdb.sock" "$addr" $((limit - 15)) \
+	'info registers' "dump-guest-memory $work/ram.dump" >"$work/gdb.out" 2>&1 ||
+	echo "# $name: $(tail -n 1 "$work/gdb.out")"
+dumped=$(($(date +%s) - start))
 if [ "$mode" = midlink ]; then
-	for _ in $(seq 20); do [ -S "$work/gdb.sock" ] && break; sleep 0.25; done
-	python3 "$here/leak-gdb.py" "$work/gdb.sock" "$addr" $((limit - 10)) \
-		"dump-guest-memory $work/ram.dump" >"$work/gdb.out" 2>&1 ||
-		echo "# $name: $(tail -n 1 "$work/gdb.out")"
-	kill "$qpid" 2>/dev/null
-	wait "$qpid" 2>/dev/null
-	[ -s "$work/ram.dump" ] || { echo "not ok $name-boot: no RAM dump at lk_link_close ($work/gdb.out)"; exit 0; }
-	echo "ok $name-boot: stopped at lk_link_close (0x$addr) after $(($(date +%s) - start))s"
+	stop_qemu
+	[ -s "$work/ram.dump" ] || { echo "not ok $name-boot: no RAM dump at $where ($work/gdb.out)"; exit 0; }
+	echo "ok $name-boot: stopped at lk_link_close (0x$addr) after ${dumped}s"
 	"$scan" --kit "$B/demo/kernel.kit" --seed "$seed" --dump "$work/ram.dump" \
 		--name "$name" --expect kit,zstream,payload,plan,permutation,layout,rng,seed,alloc-canary,stack-canary,static-canary
 	exit 0
@@ -95,19 +110,9 @@ while kill -0 "$qpid" 2>/dev/null; do
 	[ $(($(date +%s) - start)) -lt $((limit - 10)) ] || break
 	sleep 0.5
 done
-if [ -z "$verdict" ]; then
-	kill "$qpid" 2>/dev/null
-	wait "$qpid"
-	echo "not ok $name-boot: no verdict from the demo kernel in ${limit}s ($work/serial.log)"
-	exit 0
-fi
-python3 "$here/leak-monitor.py" "$work/mon.sock" "$work/monitor.out" stop \
-	'info registers' "dump-guest-memory $work/ram.dump" quit ||
-	echo "# $name: monitor: $(tail -n 1 "$work/monitor.out" 2>/dev/null)"
-secs=$(($(date +%s) - start))
-for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$qpid" 2>/dev/null || break; sleep 0.5; done
 kill "$qpid" 2>/dev/null
 wait "$qpid" 2>/dev/null
+secs=$(($(date +%s) - start))
 tr -d '\r' <"$work/serial.log" >"$work/serial.txt"
 
 if ! grep -q 'LEAKTEST build' "$work/serial.txt"; then
@@ -118,10 +123,11 @@ if ! grep -q 'demo: loader relinked' "$work/serial.txt"; then
 	echo "not ok $name-boot: the kit was not relinked: $(grep -a 'relinkboot: fallback' "$work/serial.txt" | head -n 1)"
 	exit 0
 fi
-[ -s "$work/ram.dump" ] || { echo "not ok $name-boot: no RAM dump ($work/monitor.out)"; exit 0; }
+[ -s "$work/ram.dump" ] || { echo "not ok $name-boot: no RAM dump at the kernel's entry ($work/gdb.out)"; exit 0; }
+[ -n "$verdict" ] || { echo "not ok $name-boot: no verdict from the demo kernel in ${limit}s"; exit 0; }
 grep -q 'demo: ramscan clean' "$work/serial.txt" ||
 	echo "# $name: the demo kernel's own scan: $(grep -a 'ramscan' "$work/serial.txt" | head -n 1)"
-echo "ok $name-boot: $verdict after ${secs}s, $(stat -c %s "$work/ram.dump") bytes dumped"
+echo "ok $name-boot: dumped at the kernel's entry (0x$addr) after ${dumped}s, $verdict after ${secs}s"
 
 opts=(--kit "$B/demo/kernel.kit" --seed "$seed" --dump "$work/ram.dump"
       --name "$name")
@@ -131,6 +137,6 @@ opts=(--kit "$B/demo/kernel.kit" --seed "$seed" --dump "$work/ram.dump"
 case $fw-$mode in
 uefi-negative) "$scan" "${opts[@]}" --expect kit,zstream,payload,plan,alloc-canary ;;
 bios-negative) "$scan" "${opts[@]}" --expect alloc-canary ;;
-*) "$scan" "${opts[@]}" --regs "$work/monitor.out" ;;
+*) "$scan" "${opts[@]}" --regs "$work/gdb.out" ;;
 esac
 exit 0
