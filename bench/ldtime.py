@@ -4,10 +4,12 @@ the same objects in the order `linkkit link --print-layout` printed, and
 checks the images are equal (differential check on the bench corpus).
 
 Usage: ldtime.py LINKKIT KIT OBJDIR POLICY SCRIPT WORKDIR RUNS SEEDS
-Prints `key value` lines: ld_bfd_ms, ld_lld_ms (medians over RUNS on the
-first seed's order), diff_bfd / diff_lld (`N/M identical` or the first
+Prints `key value` lines: ld_bfd_ms, ld_lld_ms (wall-time medians over RUNS
+on the first seed's order), ld_bfd_cpu_ms, ld_lld_cpu_ms (user + system time
+of the linker process, all its threads: medians too), diff_bfd / diff_lld (`N/M identical` or the first
 difference), and mold (why it is not timed)."""
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -50,15 +52,23 @@ def layout_objects(lk, kit, seed, policy, objdir, w):
     return kelf, objs
 
 
+def child_cpu_ms():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (r.ru_utime + r.ru_stime) * 1e3
+
+
 def time_ld(linker, script, objs, out, runs):
-    times = []
+    """(wall ms, CPU ms) medians, or (None, error)."""
+    times, cpu = [], []
     for _ in range(runs):
+        c0 = child_cpu_ms()
         t0 = time.perf_counter()
         rc, _, err = run(LD[linker] + ['-T', script, '-o', out] + objs)
         times.append((time.perf_counter() - t0) * 1e3)
+        cpu.append(child_cpu_ms() - c0)
         if rc:
             return None, f'ld.{linker}: ' + first_line(err)
-    return statistics.median(times), None
+    return (statistics.median(times), statistics.median(cpu)), None
 
 
 def main():
@@ -79,7 +89,8 @@ def main():
                 bad[linker] = bad[linker] or err
                 continue
             if i == 1:
-                print(f'ld_{linker}_ms {ms:.1f}')
+                print(f'ld_{linker}_ms {ms[0]:.1f}')
+                print(f'ld_{linker}_cpu_ms {ms[1]:.1f}')
             msg = compare(kelf, ref)
             if msg:
                 bad[linker] = bad[linker] or f'seed {i}: {msg}'

@@ -85,8 +85,8 @@ bench_corpus() {
 		echo "| $p | $1 | $2 | $4 |"
 	done
 	echo "| relink (verify+inflate+parse+place+write) | $relink | | $(kv "$out" relink_cpu_ms) |"
-	echo "| ld.bfd, same objects and order | ${bfd:-failed} | | |"
-	echo "| ld.lld, same objects and order | ${lld:-failed} | | |"
+	echo "| ld.bfd, same objects and order | ${bfd:-failed} | | $(kv "$ld" ld_bfd_cpu_ms) |"
+	echo "| ld.lld, same objects and order | ${lld:-failed} | | $(kv "$ld" ld_lld_cpu_ms) |"
 	echo
 	echo "write = fill + relocate in one pass (each chunk relocated right after its copy);" \
 		"fill and relocate are each timed alone (relocate as a separate pass over the" \
@@ -100,6 +100,8 @@ bench_corpus() {
 	if [ -n "$lld" ]; then
 		r=$(ratio "$lld" "$relink")
 		echo "| relink >= 6x faster than ld.lld | $r x | $(verdict "$r" ge 6) |"
+		r=$(ratio "$(kv "$ld" ld_lld_cpu_ms)" "$(kv "$out" relink_cpu_ms)")
+		echo "| same, CPU time (lld: all threads) | $r x | $(verdict "$r" ge 6) |"
 	else
 		echo "| relink >= 6x faster than ld.lld | ld.lld failed | n/a |"
 	fi
