@@ -273,8 +273,10 @@ static int lk_check_symbol(struct lk_link *L, lk_u32 i)
 	case LK_SYM_CHUNK:
 		/* Offsets inside a merge chunk lose meaning once pieces move:
 		 * the host must express them as LK_SYM_MERGE. */
+		/* In a gap only its start is fixed (OpenBSD's endboot). */
 		bad = s->ref >= L->nchunk || s->value > L->chunk[s->ref].size ||
-		      (L->chunk[s->ref].flags & (LK_CHUNK_MERGE | LK_CHUNK_GAP));
+		      (L->chunk[s->ref].flags & LK_CHUNK_MERGE) ||
+		      ((L->chunk[s->ref].flags & LK_CHUNK_GAP) && s->value);
 		break;
 	case LK_SYM_ABS:
 	case LK_SYM_PLAN:

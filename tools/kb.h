@@ -20,6 +20,7 @@ struct kb_gap {
 	uint64_t max;
 	uint64_t step;
 	int fill; /* -1: NOBITS */
+	char *sym; /* defined at the start of this gap (OpenBSD's endboot), or NULL */
 };
 struct kb_policy {
 	uint32_t protocol; /* enum lk_protocol */

@@ -15,14 +15,15 @@
 
 #include "kb.h"
 
-/* makegap.sh: .text below 3 pages then page-aligned plus below one page,
- * the others below one page, 16-byte steps, 0xcc fill. A kit gap is one
- * uniform draw, so .text draws below 4 pages. */
+/* makegap.sh: .text padded by 1 to 3 pages (page-aligned), `endboot`,
+ * then below one page in 16-byte steps; the others below one page, 16-byte
+ * steps, 0xcc fill. Here the first .text part is 0 to 3 pages. */
 static const char kb_obsd_policy[] = "protocol openbsd\n"
 				     "linker lld\n"
 				     "pin locore0.o\n"
 				     "granularity object\n"
-				     "gap .text 16384 16 0xcc\n"
+				     "gap .text 16384 4096 0xcc\n"
+				     "gap .text 4096 16 0xcc endboot\n"
 				     "gap .rodata 4096 16 0xcc\n"
 				     "gap .data 4096 16 0xcc\n"
 				     "gap .bss 4096 16\n"

@@ -552,6 +552,26 @@ static void add_commons(struct kb *b, uint32_t oi, uint32_t *v, size_t n)
 			  SHF_ALLOC | SHF_WRITE, off, align);
 }
 
+/* `gap ... FILL SYMBOL`: SYMBOL is global at the start of that gap chunk,
+ * as OpenBSD's gap.o defines endboot (the end of the boot code that
+ * unmap_startup() removes). Set up like a COMMON: chunk + offset 0. */
+static void define_gap_symbol(struct kb *b, const char *name, uint32_t input)
+{
+	struct kb_sym *s = &b->syms[kb_global(b, name, 1)];
+
+	if (s->def != DEF_NONE) {
+		kb_err(b, "policy: gap symbol '%s' is also defined by an object", name);
+		return;
+	}
+	s->def = DEF_COMMON;
+	s->input = input;
+	s->obj = b->gap_obj;
+	s->value = 0;
+	s->size = 0;
+	s->type = STT_NOTYPE;
+	s->emit = 1;
+}
+
 static void add_synthetic_inputs(struct kb *b)
 {
 	if (b->pol.ngaps) {
@@ -566,6 +586,8 @@ static void add_synthetic_inputs(struct kb *b)
 			add_input(b, "gap", gp->section, b->gap_obj,
 				  nobits ? SHT_NOBITS : SHT_PROGBITS, fl, gp->max, gp->step);
 			b->inref[b->ninputs - 1].gap = (uint32_t)g;
+			if (gp->sym)
+				define_gap_symbol(b, gp->sym, (uint32_t)(b->ninputs - 1));
 		}
 	}
 	if (b->ngot) {

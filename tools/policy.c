@@ -55,8 +55,8 @@ static int parse_gap(struct kb_policy *p, char **w, int n, const char **err)
 	struct kb_gap g = { 0 };
 	uint64_t fill;
 
-	if (n != 4 && n != 5) {
-		*err = "gap wants: gap SECTION MAX STEP [FILL]";
+	if (n < 4 || n > 6) {
+		*err = "gap wants: gap SECTION MAX STEP [FILL [SYMBOL]]";
 		return -1;
 	}
 	if (parse_num(w[2], &g.max) || parse_num(w[3], &g.step)) {
@@ -72,7 +72,7 @@ static int parse_gap(struct kb_policy *p, char **w, int n, const char **err)
 		return -1;
 	}
 	g.fill = -1;
-	if (n == 5) {
+	if (n >= 5) {
 		if (parse_num(w[4], &fill) || fill > 255) {
 			*err = "gap: FILL must be a byte (0..255)";
 			return -1;
@@ -80,6 +80,7 @@ static int parse_gap(struct kb_policy *p, char **w, int n, const char **err)
 		g.fill = (int)fill;
 	}
 	g.section = kb_xstrdup(w[1]);
+	g.sym = n == 6 ? kb_xstrdup(w[5]) : NULL;
 	p->gaps = kb_xgrow(p->gaps, p->ngaps, sizeof(*p->gaps));
 	p->gaps[p->ngaps++] = g;
 	return 0;
@@ -180,8 +181,10 @@ void kb_policy_free(struct kb_policy *p)
 	free_list(p->pins, p->npins);
 	free_list(p->keep, p->nkeep);
 	free_list(p->rfill, p->nrfill);
-	for (size_t i = 0; i < p->ngaps; i++)
+	for (size_t i = 0; i < p->ngaps; i++) {
 		free(p->gaps[i].section);
+		free(p->gaps[i].sym);
+	}
 	free(p->gaps);
 	memset(p, 0, sizeof(*p));
 }

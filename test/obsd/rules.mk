@@ -53,7 +53,7 @@ $(OBSD_D)/test-obsd: test/obsd/test-boot.sh test/qemu/boot.sh $(OBSD_D)/disk.img
 	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-boot.sh\n' \
 	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
-$(OBSD_D)/test-lld: test/obsd/test-lld.sh test/obsd/segcmp.py test/diff/mkgap.py \
+$(OBSD_D)/test-lld: test/obsd/test-lld.sh test/obsd/segcmp.py test/obsd/mkgap.py \
   $(OBSD_D)/kernel.kit $(OBSD_D)/nosects.o test/obsd/policy
 	@mkdir -p $(@D)
 	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-lld.sh\n' \

@@ -5,6 +5,8 @@
  */
 #include "obsd.h"
 
+/* The kit's .text gap defines endboot, as OpenBSD's gap.o does. */
+extern char endboot[];
 extern char __kutext_start[], __kutext_end[], __text_page_start[],
 	__text_page_end[], __nofault_start[], __nofault_end[],
 	__retguard_start[], __retguard_end[];
@@ -77,6 +79,9 @@ int check_sections(void)
 	if ((u64)kutext_big & 0xff || kutext_big[0] != 2 ||
 	    kutext_small[0] != 1 || (u64)kutext_big > (u64)kutext_small)
 		return fail("sections", "kutext.page", (u64)kutext_big);
+	if (((u64)endboot & 0xfff) || (u64)endboot <= (u64)start ||
+	    (u64)endboot > (u64)check_sections)
+		return fail("sections", "endboot", (u64)endboot);
 	if (kudata_word != 0x6b7564617461ull)
 		return fail("sections", "kudata", kudata_word);
 	if (!in((const void *)retguard_probe, __retguard_start, __retguard_end,

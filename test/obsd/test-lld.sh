@@ -80,7 +80,7 @@ diff_lld() {
 			echo "not ok $name-seed-$s: locore0.o not first, or gap.o linked: $(tr '\n' ' ' <"$T/layout")"
 			continue
 		fi
-		python3 test/diff/mkgap.py test/obsd/policy "$T/layout" >"$w/gapk.s" &&
+		python3 test/obsd/mkgap.py test/obsd/policy "$T/layout" >"$w/gapk.s" &&
 			as "$w/gapk.s" -o "$w/gapk.o" || { echo "not ok $name-seed-$s: gap object"; continue; }
 		rest=$(tail -n +2 <<<"$order" | tr '\n' ' ')
 		# shellcheck disable=SC2086
