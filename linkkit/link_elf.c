@@ -297,8 +297,10 @@ int lk_link_headers(struct lk_link *L)
 	for (p = 0; p < L->nphdr; p++) {
 		if (!(L->phdr[p].pflags & (LK_PHDR_FILEHDR | LK_PHDR_PHDRS)))
 			continue;
-		if (L->hdr_phdr != LK_NONE)
+		if (L->hdr_phdr != LK_NONE) {
+			L->hdr_phdr = p; /* name the second one */
 			return lk_headers_fail(L, "headers in two segments");
+		}
 		L->hdr_phdr = p;
 	}
 	for (i = 0; i < L->nout; i++)

@@ -58,7 +58,7 @@ refuse() { # name sed-expression expected-text
 	fi
 }
 refuse obsd-filehdr-twice 's/^\tdata PT_LOAD;/\tdata PT_LOAD FILEHDR;/' \
-	'(FILEHDR/PHDRS): headers in two segments'
+	'segment data (FILEHDR/PHDRS): headers in two segments'
 refuse obsd-filehdr-not-lowest \
 	's/^\ttext PT_LOAD FILEHDR PHDRS;/\ttext PT_LOAD;/; s/^\tdata PT_LOAD;/\tdata PT_LOAD FILEHDR PHDRS;/' \
 	'segment data (FILEHDR/PHDRS): not the lowest segment'
