@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(make gcc gcc-multilib binutils clang lld libclang-rt-14-dev gnu-efi
       libelf-dev zlib1g-dev qemu-system-x86 ovmf mtools gdisk dosfstools
-      signify-openbsd python3 xxd)
+      signify-openbsd python3 python3-bcrypt xxd)
 [ $# -gt 0 ] && pkgs=("$@")
 missing=()
 for p in "${pkgs[@]}"; do
