@@ -128,6 +128,8 @@ uint32_t kb_section_sym(struct kb *b, uint32_t oi, uint32_t si);
 const struct kb_piece *kb_piece_at(const struct kb_sec *s, uint64_t off);
 void kb_merge_build(struct kb *b);
 void kb_merge_free(struct kb *b);
+/* kbnote.c: `linker lld` drops unmatched .note.gnu.property as lld does */
+void kb_lld_property_notes(struct kb *b);
 /* kbserial.c */
 void kb_order_chunks(struct kb *b);
 void kb_finish_symbols(struct kb *b);

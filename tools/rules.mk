@@ -3,7 +3,7 @@
 # are whatever tools/ldscript*.c exist (LDSCRIPT_SRCS, see tools/ldscript.h).
 LINKKIT_CLI := $(B)/tools/linkkit
 LKTOOL_SRCS := tools/linkkit.c tools/lkcmd.c tools/lklink.c tools/kitbuild.c \
-  tools/kbreloc.c tools/kbmerge.c tools/kbserial.c tools/kbutil.c tools/kbobsd.c \
+  tools/kbreloc.c tools/kbmerge.c tools/kbserial.c tools/kbutil.c tools/kbobsd.c tools/kbnote.c \
   tools/kitwrite.c tools/policy.c tools/lksign.c tools/bcrypt_pbkdf.c
 LKTOOL_LDSCRIPT_SRCS := $(wildcard tools/ldscript*.c)
 LKTOOL_OBJS := $(patsubst tools/%.c,$(B)/tools/obj/%.o,$(LKTOOL_SRCS) $(LKTOOL_LDSCRIPT_SRCS))

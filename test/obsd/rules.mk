@@ -26,6 +26,10 @@ $(OBSD_C)/%.o: test/obsd/%.S
 $(OBSD_D)/nosects.o: test/obsd/nosects.c test/obsd/obsd.h
 	$(CC) $(OBSD_CFLAGS) -c $< -o $@
 
+# cons.c with an IBT .note.gnu.property, for test-lld.sh (lld drops it).
+$(OBSD_D)/cons-cet.o: test/obsd/cons.c test/obsd/obsd.h
+	$(CC) $(OBSD_CFLAGS) -fcf-protection=branch -c $< -o $@
+
 $(OBSD_C)/ld.script: test/obsd/ld.script
 	@mkdir -p $(@D)
 	cp $< $@
@@ -54,7 +58,7 @@ $(OBSD_D)/test-obsd: test/obsd/test-boot.sh test/qemu/boot.sh $(OBSD_D)/disk.img
 	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
 $(OBSD_D)/test-lld: test/obsd/test-lld.sh test/obsd/segcmp.py test/obsd/mkgap.py \
-  $(OBSD_D)/kernel.kit $(OBSD_D)/nosects.o test/obsd/policy
+  $(OBSD_D)/kernel.kit $(OBSD_D)/nosects.o $(OBSD_D)/cons-cet.o test/obsd/policy
 	@mkdir -p $(@D)
 	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-lld.sh\n' \
 	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@

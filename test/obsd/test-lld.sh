@@ -9,7 +9,10 @@
 # built-in policy equals test/obsd/policy, and a compile directory with
 # locore0.o missing is refused with a line naming it. A variant with
 # nosects.o for sects.o leaves .kutext, .cptext, .kutext.page and .kudata
-# empty: lld keeps them in their segments, and so must the kit.
+# empty: lld keeps them in their segments, and so must the kit. With
+# `linker lld`, an unmatched .note.gnu.property is dropped as lld drops it
+# when not every object has the same x86 feature bits, and refused when
+# every object has them (lld would write a merged note).
 set -uo pipefail
 
 B=${B:-build}
@@ -103,5 +106,29 @@ if "$LK" create --openbsd "$T/empty" -o "$T/empty.kit" >"$T/e.log" 2>&1; then
 	diff_lld obsd-lld-empty "$T/empty" "$T/empty.kit" 3
 else
 	echo "not ok obsd-lld-empty: create: $(head -1 "$T/e.log")"
+fi
+
+mkdir "$T/cet"
+cp "$C"/* "$T/cet/" && cp "$B/obsd/cons-cet.o" "$T/cet/cons.o"
+if "$LK" create --openbsd "$T/cet" -o "$T/cet.kit" >"$T/c.log" 2>&1; then
+	diff_lld obsd-lld-note "$T/cet" "$T/cet.kit" 2
+else
+	echo "not ok obsd-lld-note: create: $(head -1 "$T/c.log")"
+fi
+
+mkdir "$T/allcet"
+printf 'void start(void) { }\n' >"$T/allcet/a.c"
+printf 'int b(void) { return 1; }\n' >"$T/allcet/b.c"
+printf 'ENTRY(start)\nSECTIONS { .text 0x1000 : { *(.text) } /DISCARD/ : { *(.note.GNU-stack) *(.comment) *(.eh_frame) } }\n' >"$T/allcet/s.ld"
+printf 'linker lld\n' >"$T/allcet/p"
+if ! (cd "$T/allcet" && gcc -O2 -fcf-protection=branch -c a.c b.c); then
+	echo "not ok obsd-lld-note-all: gcc"
+elif ! "$LK" create -T "$T/allcet/s.ld" -P "$T/allcet/p" -o "$T/allcet/x.kit" \
+	"$T/allcet/a.o" "$T/allcet/b.o" >"$T/a.log" 2>&1 &&
+	grep -q 'a.o: section .note.gnu.property: every object has x86 features 0x1' "$T/a.log" &&
+	[ ! -e "$T/allcet/x.kit" ]; then
+	echo "ok obsd-lld-note-all"
+else
+	echo "not ok obsd-lld-note-all: $(head -1 "$T/a.log")"
 fi
 exit 0
