@@ -70,6 +70,7 @@ fi
 	--fallback "$B/demo/fallback.elf" --cfg "$work/relink.cfg" "${seedopt[@]}" \
 	--mbr "$B/stand/mbr.bin" --stage "$stage" >"$work/mkimage.out" 2>&1 ||
 	{ echo "not ok $name-boot: mkimage failed: $(tail -n 1 "$work/mkimage.out")"; exit 0; }
+disk_before=$(sha256sum <"$work/disk.img")
 
 # The guest starts stopped; leak-gdb.py breaks at the kernel's entry (or,
 # for the mid-link control, at lk_link_close in the BIOS stage), dumps RAM
@@ -141,6 +142,12 @@ fi
 grep -q 'demo: ramscan clean' "$work/serial.txt" ||
 	echo "# $name: the demo kernel's own scan: $(grep -a 'ramscan' "$work/serial.txt" | head -n 1)"
 echo "ok $name-boot: dumped at the kernel's entry (0x$addr) after ${dumped}s, $verdict after ${secs}s"
+# Nothing is written to disk (SEED.BIN included).
+if [ "$(sha256sum <"$work/disk.img")" = "$disk_before" ]; then
+	echo "ok $name-disk-unchanged"
+else
+	echo "not ok $name-disk-unchanged: the image's SHA-256 changed"
+fi
 
 opts=(--kit "$B/demo/kernel.kit" --seed "$seed" --dump "$work/ram.dump"
       --name "$name")
