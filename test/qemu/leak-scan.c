@@ -658,20 +658,17 @@ static void map_dump(const char *path, struct dump *d)
 	parse_dump(d);
 }
 
-int main(int argc, char **argv)
-{
-	static struct secrets S;
-	const char *kit = NULL, *seed = NULL, *dump = NULL, *regs = NULL;
-	const char *expect = NULL;
-	int bad = 0, print_entry = 0;
-	struct dump d;
-	size_t same, total;
-	uint64_t bytes;
+struct opts {
+	const char *kit, *seed, *dump, *regs, *expect;
+	int print_entry;
+};
 
+static void parse_args(int argc, char **argv, struct opts *o, struct secrets *S)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--print-entry")) {
-			print_entry = 1;
+			o->print_entry = 1;
 			continue;
 		}
 		if (!strcmp(a, "--no-layout")) {
@@ -682,96 +679,112 @@ int main(int argc, char **argv)
 			die("usage: leak-scan --kit KIT --seed HEX --dump DUMP "
 			    "[--regs FILE] --name PREFIX [--expect KINDS]");
 		if (!strcmp(a, "--kit"))
-			kit = v;
+			o->kit = v;
 		else if (!strcmp(a, "--seed"))
-			seed = v;
+			o->seed = v;
 		else if (!strcmp(a, "--dump"))
-			dump = v;
+			o->dump = v;
 		else if (!strcmp(a, "--regs"))
-			regs = v;
+			o->regs = v;
 		else if (!strcmp(a, "--name"))
 			prefix = v;
 		else if (!strcmp(a, "--expect"))
-			expect = v;
+			o->expect = v;
 		else if (!strcmp(a, "--seed-file"))
-			S.seed_file = read_file(v, &S.seed_file_len);
+			S->seed_file = read_file(v, &S->seed_file_len);
 		else
 			die("unknown option %s", a);
 		i++;
 	}
-	if (!kit || !seed || (!dump && !print_entry))
+	if (!o->kit || !o->seed || (!o->dump && !o->print_entry))
 		die("--kit, --seed and --dump are required");
-	if (parse_hex(seed, S.seed, sizeof(S.seed), &S.seed_len))
+	if (parse_hex(o->seed, S->seed, sizeof(S->seed), &S->seed_len))
 		die("--seed: not a hex string of at most 64 bytes");
-	snprintf(S.seed_text, sizeof(S.seed_text), "debug_seed = %s", seed);
-	S.kit = read_file(kit, &S.kit_len);
-	relink(&S);
-	if (print_entry) {
-		/* Where the stage jumps (paging off): the dump is taken there.
-		 */
-		printf("%llx\n", (unsigned long long)S.entry_lma);
-		return 0;
-	}
-	rng_secrets(&S);
-	legit[0] = S.image;
-	legit_len[0] = S.image_len;
-	legit[1] = S.view;
-	legit_len[1] = S.view_len;
+	snprintf(S->seed_text, sizeof(S->seed_text), "debug_seed = %s",
+		 o->seed);
+}
+
+static void build_needles(struct secrets *S)
+{
+	rng_secrets(S);
+	legit[0] = S->image;
+	legit_len[0] = S->image_len;
+	legit[1] = S->view;
+	legit_len[1] = S->view_len;
 	table_mask = (1u << 16) - 1;
 	table = calloc(table_mask + 1, sizeof(*table));
 	filter = calloc(1, (size_t)1 << (FILTER_BITS - 3));
 	if (!table || !filter)
 		die("out of memory");
-	add_secrets(&S);
+	add_secrets(S);
 	for (int k = 0; k < K_ALLOC; k++)
 		if (!nneedles[k] && !(no_layout && layout_kind(k)))
 			die("no needle of kind %s", kind_name[k]);
-	map_dump(dump, &d);
-	same = check_image(&d, &S, &total);
-	if (no_layout)
-		S.load_hi += gap_slack(&S);
-	else if (same * 10 < total * 9) {
-		printf("not ok %s-dump: only %zu of the kernel's first %zu "
-		       "bytes are at 0x%llx (not this layout?)\n",
-		       prefix, same, total, (unsigned long long)S.load_lo);
-		return 1;
-	}
-	scan_dump(&d, &S, &bytes);
-	fprintf(stderr,
-		"leak-scan: %s: %llu bytes scanned outside the kernel "
-		"[0x%llx, 0x%llx);",
-		prefix, (unsigned long long)bytes,
-		(unsigned long long)S.load_lo, (unsigned long long)S.load_hi);
-	for (int k = 0; k < K_ALLOC; k++)
-		fprintf(stderr, " %s %zu", kind_name[k], nneedles[k]);
-	fprintf(stderr, " needles\n");
-	if (expect)
-		return check_expected(expect);
-	if (no_layout)
-		printf("ok %s-dump: layout unknown, kernel taken as [0x%llx, "
-		       "0x%llx), %llu bytes scanned\n",
-		       prefix, (unsigned long long)S.load_lo,
-		       (unsigned long long)S.load_hi,
-		       (unsigned long long)bytes);
-	else
-		printf("ok %s-dump: %zu/%zu kernel bytes at 0x%llx, %llu bytes "
-		       "scanned\n",
-		       prefix, same, total, (unsigned long long)S.load_lo,
-		       (unsigned long long)bytes);
+}
+
+/* The per-kind result lines; non-zero when anything was found. */
+static int report_all(const char *regs)
+{
+	int bad = 0;
+	char why[200] = "";
+
 	for (int k = 0; k < K_NKINDS; k++) {
 		if (no_layout && layout_kind(k))
 			continue;
 		report(k);
 		bad |= found[k].count != 0;
 	}
-	if (regs) {
-		char why[200] = "";
-		if (check_regs(regs, why, sizeof(why))) {
-			printf("not ok %s-registers: %s\n", prefix, why);
-			bad = 1;
-		} else {
-			printf("ok %s-registers\n", prefix);
-		}
+	if (!regs)
+		return bad;
+	if (check_regs(regs, why, sizeof(why))) {
+		printf("not ok %s-registers: %s\n", prefix, why);
+		return 1;
 	}
+	printf("ok %s-registers\n", prefix);
 	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	static struct secrets S;
+	struct opts o = { 0 };
+	struct dump d;
+	size_t same, total;
+	uint64_t bytes;
+
+	parse_args(argc, argv, &o, &S);
+	S.kit = read_file(o.kit, &S.kit_len);
+	relink(&S);
+	if (o.print_entry) {
+		/* Where the stage jumps (paging off): the dump is taken there
+		 */
+		printf("%llx\n", (unsigned long long)S.entry_lma);
+		return 0;
+	}
+	build_needles(&S);
+	map_dump(o.dump, &d);
+	same = check_image(&d, &S, &total);
+	if (no_layout) {
+		S.load_hi += gap_slack(&S);
+	} else if (same * 10 < total * 9) {
+		printf("not ok %s-dump: only %zu of the kernel's first %zu "
+		       "bytes are at 0x%llx (not this layout?)\n",
+		       prefix, same, total, (unsigned long long)S.load_lo);
+		return 1;
+	}
+	scan_dump(&d, &S, &bytes);
+	fprintf(stderr, "leak-scan: %s: needles:", prefix);
+	for (int k = 0; k < K_ALLOC; k++)
+		fprintf(stderr, " %s %zu", kind_name[k], nneedles[k]);
+	fprintf(stderr, "\n");
+	if (o.expect)
+		return check_expected(o.expect);
+	printf("ok %s-dump: kernel [0x%llx, 0x%llx)%s, %llu bytes scanned "
+	       "outside it\n",
+	       prefix, (unsigned long long)S.load_lo,
+	       (unsigned long long)S.load_hi,
+	       no_layout ? " (layout unknown: widened by every gap)"
+			 : " matches the host layout",
+	       (unsigned long long)bytes);
+	return report_all(o.regs);
 }
