@@ -30,8 +30,8 @@ LK_HOT_SRCS := inflate
 $(foreach d,linkkit/fs64 linkkit/fs32,$(LK_HOT_SRCS:%=$(B)/$(d)/%.o)): \
   LK_HOT_CFLAGS := -O2
 # The UEFI stage compiles the core with its own EFI_CFLAGS (efi/rules.mk).
-# No vectorizer there: gcc's -O2 turned table set-up loops into SSE, which
-# QEMU's TCG emulates so slowly that the OVMF inflate phase took 10x longer.
+# No vectorizer there: gcc's -O2 put SSE code into the inflate loops, which
+# QEMU's TCG emulates so slowly that the OVMF inflate phase took ~10x longer.
 $(LK_HOT_SRCS:%=$(B)/efi/obj/linkkit/%.o): EFI_CFLAGS += -O2 -fno-tree-vectorize
 
 # RELINK_PUBKEY=path.pub builds that signify public key into both boot
