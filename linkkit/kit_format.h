@@ -1,5 +1,6 @@
 /*
- * On-disk link kit format, version 1. Little-endian throughout.
+ * On-disk link kit format: kit version 1, payload version 2.
+ * Little-endian throughout.
  * docs/kit-format.md is the user-facing description; keep both in step.
  *
  *   [lk_kit_header][zlib stream of payload_zsize bytes][optional trailer]
@@ -7,10 +8,14 @@
  * The payload (after inflate) starts with lk_payload_header, whose tables
  * point (by byte offset from the payload start) at arrays of fixed-size
  * records. Everything that does not depend on the per-boot layout was done
- * by `linkkit create` on the host: symbol resolution, COMDAT dedup, COMMON
- * allocation, script pattern matching, relocation classification and GOT
- * relaxation. The boot side only places, resolves values, relocates and
- * fills, and it validates every index, offset and size it reads.
+ * by `linkkit create` on the host: symbol resolution, COMMON allocation,
+ * script pattern matching, relocation classification and GOT relaxation.
+ * What depends on the object order is left to the boot side, as GNU ld
+ * decides it by command-line order: which copy of a COMDAT group defined
+ * in several objects is kept, and which of several weak definitions wins
+ * (lk_comdat, lk_chunk.comdat, LK_SYM_ALT). The boot side places, picks
+ * those, resolves values, relocates and fills, and it validates every
+ * index, offset and size it reads.
  */
 #ifndef LK_KIT_FORMAT_H
 #define LK_KIT_FORMAT_H
@@ -20,7 +25,7 @@
 #define LK_KIT_MAGIC "LINKKIT\x1a" /* 8 bytes, no NUL */
 #define LK_KIT_VERSION 1
 #define LK_PAYLOAD_MAGIC 0x4c504b4cu /* "LKPL" */
-#define LK_PAYLOAD_VERSION 1
+#define LK_PAYLOAD_VERSION 2 /* 2: COMDAT groups and LK_SYM_ALT */
 /* Interned in every payload strtab; scanned for by the demo kernel. */
 #define LK_KIT_CANARY "relinkboot-kit-canary"
 
@@ -69,6 +74,7 @@ struct lk_payload_header {
 	struct lk_table mrefs;    /* lk_u32 class indices */
 	struct lk_table strtab;   /* bytes; NUL-terminated names */
 	struct lk_table data;     /* bytes; section contents */
+	struct lk_table comdats;  /* struct lk_comdat (version 2) */
 };
 
 /* An input object. The table order is the canonical (command-line) order. */
@@ -99,12 +105,29 @@ struct lk_chunk {
 	lk_u32 mgroup;      /* MERGE: index into mgroups */
 	lk_u32 mref_first;  /* MERGE: this chunk's pieces in mrefs */
 	lk_u32 mref_count;
+	lk_u32 comdat;   /* 1 + index into comdats: a copy of a COMDAT group
+			    defined in several objects; 0: none */
+	lk_u32 reserved; /* 0 */
 };
+_Static_assert(sizeof(struct lk_chunk) == 72, "chunk record size");
 #define LK_CHUNK_NOBITS 0x1u /* zero-filled, no data */
 #define LK_CHUNK_GAP 0x2u    /* random size in [0, size) step align */
 #define LK_CHUNK_MERGE 0x4u  /* SHF_MERGE: pieces are merge classes */
 #define LK_CHUNK_EXEC 0x8u
 #define LK_CHUNK_WRITE 0x10u
+
+/*
+ * A COMDAT group with copies in several objects. Every copy's chunks are
+ * in the kit, each with `comdat` = 1 + the group's index. At boot the copy
+ * of the object that comes first in the object order is kept, as GNU ld
+ * keeps the first in its command line; the other copies' chunks are dead:
+ * no size, no alignment, no bytes, no relocations, and symbols in them
+ * are undefined. A group with a single copy is an ordinary set of chunks.
+ */
+struct lk_comdat {
+	lk_u32 name;  /* strtab offset of the group signature */
+	lk_u32 flags; /* 0 */
+};
 
 /* One input-section description (`*(.text .text.*)`) in the script. */
 struct lk_slot {
@@ -151,7 +174,19 @@ enum lk_sym_kind {
 	LK_SYM_OUTSEC_START = 3, /* __start_X: start of outsec `ref` */
 	LK_SYM_OUTSEC_END = 4,   /* __stop_X: end of outsec `ref` */
 	LK_SYM_MERGE = 5,    /* merge class `ref`, plus value */
+	LK_SYM_ALT = 6,      /* one of symbols [ref, ref + value): see below */
 };
+
+/*
+ * LK_SYM_ALT: a global defined in several objects where GNU ld's choice
+ * depends on the object order (weak definitions only, or definitions in
+ * copies of a COMDAT group). Its candidates are the LK_SYM_CHUNK symbols
+ * [ref, ref + value), in canonical order, not emitted themselves. At boot
+ * the candidate in a live chunk wins that is not weak (bind != STB_WEAK)
+ * if there is one, else any; among those, the one whose object comes
+ * first in the object order. Its value, bind, type and size become the
+ * symbol's; with no live candidate the symbol is undefined.
+ */
 
 struct lk_symbol {
 	lk_u32 name;  /* strtab offset; 0 for unnamed */
@@ -255,6 +290,10 @@ enum lk_opcode {
  *   PROGBITS chunks; offset + field width <= chunk size.
  * - LK_SYM_CHUNK: value <= chunk size, never a MERGE or GAP chunk (use
  *   LK_SYM_MERGE: class + offset, value <= class size).
+ * - LK_SYM_ALT: 1 <= value, ref + value <= symbol count, every candidate
+ *   is LK_SYM_CHUNK.
+ * - chunk.comdat <= comdat count; a chunk in a group is not MERGE or GAP
+ *   and not in a synthetic object; reserved fields and comdat flags are 0.
  * - Merge: every class belongs to one group and is listed by a chunk of
  *   it; total_size is the sum of the group's class sizes (classes carry
  *   any padding they need).

@@ -77,11 +77,14 @@ static void lk_emit_sym(const struct lk_link *L, lk_u32 i,
 {
 	const struct lk_symbol *y = &L->sym[i];
 	lk_u32 o = lk_sym_outsec(L, i);
+	/* A known LK_SYM_ALT symbol has a winner: it is the definition. */
+	const struct lk_symbol *d =
+		y->kind == LK_SYM_ALT ? &L->sym[L->alt_pick[i]] : y;
 
 	s->st_name = lk_add_str(strtab, used, lk_str(L, y->name));
-	s->st_info = (lk_u8)((y->bind << 4) | (y->type & 0xf));
+	s->st_info = (lk_u8)((d->bind << 4) | (d->type & 0xf));
 	s->st_value = L->sym_val[i];
-	s->st_size = y->size;
+	s->st_size = d->size;
 	s->st_shndx = LK_SHN_ABS;
 	if (o != LK_NONE && L->os[o].shndx)
 		s->st_shndx = (lk_u16)L->os[o].shndx;

@@ -61,8 +61,9 @@ struct lk_link {
 	const lk_u32 *mref;
 	const char *str;
 	const lk_u8 *data;
+	const struct lk_comdat *comdat;
 	lk_u32 nobj, nchunk, nslot, nout, nphdr, nsym, nrel, nop, nmg, nmc,
-		nmref, nstr, ndata;
+		nmref, nstr, ndata, ncomdat;
 
 	/* Filled by lk_link_open. */
 	lk_u32 *class_group; /* merge class -> group */
@@ -74,6 +75,9 @@ struct lk_link {
 	lk_u32 *order;       /* objects in placement order */
 	lk_u32 *obj_pos;     /* object -> position in order */
 	lk_u32 *slot_order;  /* per slot, its chunks in placement order */
+	lk_u32 *comdat_win;  /* COMDAT group -> object whose copy is kept */
+	lk_u8 *chunk_dead;   /* chunk of a COMDAT copy that is not kept */
+	lk_u32 *alt_pick;    /* LK_SYM_ALT symbol -> winning candidate */
 	lk_u64 *chunk_vma;
 	lk_u64 *chunk_size;  /* effective: gap choice, merged group size */
 	lk_u32 *group_owner; /* merge group -> chunk carrying the contents */

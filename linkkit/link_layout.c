@@ -82,6 +82,9 @@ static int lk_layout_alloc(struct lk_link *L)
 	L->order = lk_link_alloc(L, L->nobj, 4);
 	L->obj_pos = lk_link_alloc(L, L->nobj, 4);
 	L->slot_order = lk_link_alloc(L, L->nchunk, 4);
+	L->comdat_win = lk_link_alloc(L, L->ncomdat, 4);
+	L->chunk_dead = lk_link_alloc(L, L->nchunk, 1);
+	L->alt_pick = lk_link_alloc(L, L->nsym, 4);
 	L->chunk_vma = lk_link_alloc(L, L->nchunk, 8);
 	L->chunk_size = lk_link_alloc(L, L->nchunk, 8);
 	L->group_owner = lk_link_alloc(L, L->nmg, 4);
@@ -97,10 +100,10 @@ static int lk_layout_alloc(struct lk_link *L)
 	L->os_tmp = lk_link_alloc(L, L->nout, 8);
 	L->item = lk_link_alloc(L, (lk_u64)L->nchunk + L->nop,
 				sizeof(struct lk_item));
-	return L->order && L->obj_pos && L->slot_order && L->chunk_vma &&
-	       L->chunk_size && L->group_owner && L->group_run &&
-	       L->class_off && L->class_owner && L->sym_val && L->sym_sec &&
-	       L->sym_known &&
+	return L->order && L->obj_pos && L->slot_order && L->comdat_win &&
+	       L->chunk_dead && L->alt_pick && L->chunk_vma && L->chunk_size &&
+	       L->group_owner && L->group_run && L->class_off &&
+	       L->class_owner && L->sym_val && L->sym_sec && L->sym_known &&
 	       L->slot_done && L->os && L->os_seq && L->os_tmp && L->item;
 }
 
@@ -145,6 +148,61 @@ static void lk_order_objects(struct lk_link *L, struct lk_rng *rng)
 		L->obj_pos[L->order[i]] = i;
 }
 
+/* GNU ld keeps the copy of a COMDAT group it meets first on its command
+ * line: here, the copy whose object comes first in the order. */
+static void lk_choose_comdats(struct lk_link *L)
+{
+	lk_u32 i, g, w;
+
+	for (i = 0; i < L->ncomdat; i++)
+		L->comdat_win[i] = LK_NONE;
+	for (i = 0; i < L->nchunk; i++) {
+		if (!L->chunk[i].comdat)
+			continue;
+		g = L->chunk[i].comdat - 1;
+		w = L->comdat_win[g];
+		if (w == LK_NONE ||
+		    L->obj_pos[L->chunk[i].object] < L->obj_pos[w])
+			L->comdat_win[g] = L->chunk[i].object;
+	}
+	for (i = 0; i < L->nchunk; i++)
+		L->chunk_dead[i] = L->chunk[i].comdat &&
+				   L->comdat_win[L->chunk[i].comdat - 1] !=
+					   L->chunk[i].object;
+}
+
+/* Does candidate a beat b? As GNU ld resolves names: a definition beats a
+ * weak one whatever the order, otherwise the first in the order wins. */
+static int lk_alt_beats(const struct lk_link *L, lk_u32 a, lk_u32 b)
+{
+	int wa = L->sym[a].bind == LK_STB_WEAK,
+	    wb = L->sym[b].bind == LK_STB_WEAK;
+
+	if (wa != wb)
+		return wb;
+	return L->obj_pos[L->chunk[L->sym[a].ref].object] <
+	       L->obj_pos[L->chunk[L->sym[b].ref].object];
+}
+
+/* Candidates in dead COMDAT copies are undefined, as in ld. */
+static void lk_choose_alts(struct lk_link *L)
+{
+	lk_u32 i, k, best;
+
+	for (i = 0; i < L->nsym; i++) {
+		L->alt_pick[i] = LK_NONE;
+		if (L->sym[i].kind != LK_SYM_ALT)
+			continue;
+		best = LK_NONE;
+		for (k = L->sym[i].ref; k < L->sym[i].ref + L->sym[i].value;
+		     k++)
+			if (!L->chunk_dead[L->sym[k].ref] &&
+			    (best == LK_NONE || lk_alt_beats(L, k, best)))
+				best = k;
+		L->alt_pick[i] = best;
+	}
+}
+
 static void lk_choose_gaps(struct lk_link *L, struct lk_rng *rng)
 {
 	lk_u32 i;
@@ -153,7 +211,7 @@ static void lk_choose_gaps(struct lk_link *L, struct lk_rng *rng)
 	for (i = 0; i < L->nchunk; i++) {
 		const struct lk_chunk *c = &L->chunk[i];
 
-		L->chunk_size[i] = c->size;
+		L->chunk_size[i] = L->chunk_dead[i] ? 0 : c->size;
 		if (!(c->flags & LK_CHUNK_GAP))
 			continue;
 		steps = lk_udivmod64(c->size, c->align, LK_NULL);
@@ -195,6 +253,11 @@ lk_u32 lk_sym_outsec(const struct lk_link *L, lk_u32 s)
 	const struct lk_symbol *y = &L->sym[s];
 	lk_u32 owner;
 
+	if (y->kind == LK_SYM_ALT) {
+		if (L->alt_pick[s] == LK_NONE)
+			return LK_NONE;
+		y = &L->sym[L->alt_pick[s]];
+	}
 	switch (y->kind) {
 	case LK_SYM_CHUNK:
 		return L->slot[L->chunk[y->ref].slot].outsec;
@@ -224,9 +287,15 @@ static int lk_sym_now(const struct lk_link *L, lk_u32 s, int final, lk_u64 *v)
 	const struct lk_symbol *y = &L->sym[s];
 	lk_u32 owner;
 
+	if (y->kind == LK_SYM_ALT) {
+		if (L->alt_pick[s] == LK_NONE)
+			return 0;
+		y = &L->sym[L->alt_pick[s]];
+	}
 	switch (y->kind) {
 	case LK_SYM_CHUNK:
-		if (!L->slot_done[L->chunk[y->ref].slot])
+		if (!L->slot_done[L->chunk[y->ref].slot] ||
+		    L->chunk_dead[y->ref])
 			return 0;
 		*v = L->chunk_vma[y->ref] + y->value;
 		return 1;
@@ -412,7 +481,8 @@ static int lk_place_slot(struct lk_link *L, struct lk_eval *e, lk_u32 s)
 
 	for (i = 0; i < sl->chunk_count; i++) {
 		c = L->slot_order[sl->first_chunk + i];
-		align = L->chunk[c].align;
+		/* A discarded COMDAT copy takes no room and no alignment. */
+		align = L->chunk_dead[c] ? 1 : L->chunk[c].align;
 		if (L->chunk[c].flags & LK_CHUNK_MERGE) {
 			L->chunk_size[c] = lk_merge_place(L, c);
 			/* ld.bfd excludes a merge section left empty: it
@@ -632,6 +702,8 @@ int lk_link_layout(struct lk_link *L, struct lk_rng *rng)
 		return LK_ERR_NOMEM;
 	lk_layout_reset(L);
 	lk_order_objects(L, rng);
+	lk_choose_comdats(L);
+	lk_choose_alts(L);
 	lk_choose_gaps(L, rng);
 	for (lk_u32 s = 0; s < L->nslot; s++)
 		lk_order_slot(L, s, rng);

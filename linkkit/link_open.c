@@ -120,9 +120,11 @@ static int lk_open_tables(struct lk_link *L)
 	L->mref = lk_table(L, &hd->mrefs, 4, 4, "mrefs", &L->nmref);
 	L->str = lk_table(L, &hd->strtab, 1, 1, "strtab", &L->nstr);
 	L->data = lk_table(L, &hd->data, 1, 1, "data", &L->ndata);
+	L->comdat = lk_table(L, &hd->comdats, sizeof(*L->comdat), 4, "comdats",
+			     &L->ncomdat);
 	if (!L->obj || !L->chunk || !L->slot || !L->outsec || !L->phdr ||
 	    !L->sym || !L->rel || !L->plan || !L->mgroup || !L->mclass ||
-	    !L->mref || !L->str || !L->data)
+	    !L->mref || !L->str || !L->data || !L->comdat)
 		return 0;
 	/* Names are read as C strings: the table must end in a NUL. */
 	if (L->nstr == 0 || L->str[L->nstr - 1] != '\0') {
@@ -146,6 +148,23 @@ static int lk_check_objects(struct lk_link *L)
 		if (L->obj[i].flags & ~(LK_OBJ_GAP | LK_OBJ_SYNTHETIC)) {
 			LK_ERR(L, "%s: object %s: unknown flags 0x%x", L->name,
 			       lk_str(L, L->obj[i].name), L->obj[i].flags);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int lk_check_comdats(struct lk_link *L)
+{
+	lk_u32 i;
+
+	for (i = 0; i < L->ncomdat; i++) {
+		if (!lk_name_ok(L, L->comdat[i].name, "comdat", i))
+			return 0;
+		if (L->comdat[i].flags) {
+			LK_ERR(L, "%s: COMDAT group '%s': unknown flags 0x%x",
+			       L->name, lk_str(L, L->comdat[i].name),
+			       L->comdat[i].flags);
 			return 0;
 		}
 	}
@@ -201,6 +220,39 @@ static int lk_check_chunk_relocs(struct lk_link *L, lk_u32 i)
 	return 1;
 }
 
+/* A dead copy only loses its size and relocations: it must not be a
+ * merge or gap chunk, whose size means something else. */
+static int lk_check_chunk_comdat(struct lk_link *L, lk_u32 i)
+{
+	const struct lk_chunk *c = &L->chunk[i];
+
+	if (c->reserved) {
+		LK_ERR(L, "%s: %s(%s): reserved field 0x%x is not 0", L->name,
+		       lk_chunk_obj_name(L, i), lk_str(L, c->name),
+		       c->reserved);
+		return 0;
+	}
+	if (c->comdat == 0)
+		return 1;
+	if (c->comdat > L->ncomdat) {
+		LK_ERR(L,
+		       "%s: %s(%s): COMDAT group %u out of range (%u groups)",
+		       L->name, lk_chunk_obj_name(L, i), lk_str(L, c->name),
+		       c->comdat - 1, L->ncomdat);
+		return 0;
+	}
+	if ((c->flags & (LK_CHUNK_MERGE | LK_CHUNK_GAP)) ||
+	    (L->obj[c->object].flags & LK_OBJ_SYNTHETIC)) {
+		LK_ERR(L,
+		       "%s: %s(%s): a merge, gap or synthetic chunk cannot "
+		       "be in COMDAT group '%s'",
+		       L->name, lk_chunk_obj_name(L, i), lk_str(L, c->name),
+		       lk_str(L, L->comdat[c->comdat - 1].name));
+		return 0;
+	}
+	return 1;
+}
+
 static int lk_check_chunk(struct lk_link *L, lk_u32 i)
 {
 	const struct lk_chunk *c = &L->chunk[i];
@@ -231,7 +283,7 @@ static int lk_check_chunk(struct lk_link *L, lk_u32 i)
 		       c->size, c->align, c->data_off, c->slot);
 		return 0;
 	}
-	return lk_check_chunk_relocs(L, i);
+	return lk_check_chunk_comdat(L, i) && lk_check_chunk_relocs(L, i);
 }
 
 static int lk_check_outsecs(struct lk_link *L)
@@ -262,6 +314,29 @@ static int lk_check_outsecs(struct lk_link *L)
 	return 1;
 }
 
+/* Candidates are plain chunk symbols, so picking one never recurses. */
+static int lk_check_alt(struct lk_link *L, lk_u32 i)
+{
+	const struct lk_symbol *s = &L->sym[i];
+	lk_u64 k;
+
+	if (s->value == 0 || s->ref >= L->nsym || s->value > L->nsym - s->ref) {
+		LK_ERR(L, "%s: symbol '%s': candidates %u+%llu out of range",
+		       L->name, lk_str(L, s->name), s->ref, s->value);
+		return 0;
+	}
+	for (k = s->ref; k < s->ref + s->value; k++) {
+		if (L->sym[k].kind != LK_SYM_CHUNK) {
+			LK_ERR(L,
+			       "%s: symbol '%s': candidate %llu is not a "
+			       "chunk symbol",
+			       L->name, lk_str(L, s->name), k);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 static int lk_check_symbol(struct lk_link *L, lk_u32 i)
 {
 	const struct lk_symbol *s = &L->sym[i];
@@ -288,6 +363,8 @@ static int lk_check_symbol(struct lk_link *L, lk_u32 i)
 	case LK_SYM_MERGE:
 		bad = s->ref >= L->nmc || s->value > L->mclass[s->ref].size;
 		break;
+	case LK_SYM_ALT:
+		return lk_check_alt(L, i);
 	default:
 		bad = 1;
 	}
@@ -467,8 +544,9 @@ static lk_u32 lk_max3(lk_u32 a, lk_u32 b, lk_u32 c)
 static int lk_link_validate(struct lk_link *L)
 {
 	if (!lk_open_header(L) || !lk_open_tables(L) || !lk_check_objects(L) ||
-	    !lk_check_slots(L) || !lk_check_outsecs(L) ||
-	    !lk_check_chunks_syms(L) || !lk_merge_check(L) || !lk_check_plan(L))
+	    !lk_check_comdats(L) || !lk_check_slots(L) ||
+	    !lk_check_outsecs(L) || !lk_check_chunks_syms(L) ||
+	    !lk_merge_check(L) || !lk_check_plan(L))
 		return 0;
 	L->tmp = lk_link_alloc(L, lk_max3(L->nobj, L->nchunk, L->nout), 4);
 	return L->tmp != LK_NULL;

@@ -94,11 +94,12 @@ static lk_u64 lk_item_size(const struct lk_link *L, const struct lk_item *it)
 	return it->kind == LK_ITEM_CHUNK ? L->chunk_size[it->chunk] : it->width;
 }
 
-/* Applies the relocations of one chunk, already written at its LMA. */
+/* Applies the relocations of one chunk, already written at its LMA.
+ * A discarded COMDAT copy is not patched: it has no place. */
 static void lk_reloc_chunk(const struct lk_link *L, lk_u32 c, lk_u8 *dst,
 			   lk_u32 *nerr)
 {
-	if (L->chunk[c].reloc_count)
+	if (L->chunk[c].reloc_count && !L->chunk_dead[c])
 		lk_reloc_chunk_apply(
 			L, c, dst + (lk_chunk_lma(L, c) - L->load_lo), nerr);
 }

@@ -25,6 +25,8 @@ struct kb_sec {
 	uint32_t chunk;      /* index into the kit chunk table */
 	uint32_t secsym;     /* kit symbol for the section symbol */
 	uint32_t reloc_first, reloc_count; /* into kb.relocs (scan order) */
+	uint32_t comdat; /* 1 + index into kb.csets: member of a copy of a
+			    COMDAT group the boot side chooses; 0: none */
 	struct kb_piece *pieces; /* merge strings, else NULL */
 	uint32_t npieces;
 };
@@ -46,6 +48,8 @@ struct kb_sym {
 	const char *name;
 	uint8_t bind, type, emit, kind;
 	uint8_t global, weak_def, referenced, strong_ref, script_ref, gotent;
+	uint8_t has_common, alt; /* alt: LK_SYM_ALT over alt_first.. */
+	uint32_t alt_first, alt_count;
 	int def;
 	uint32_t obj, sec; /* defining object/section (DEF_OBJ) */
 	uint32_t input;    /* DEF_COMMON: its input */
@@ -63,9 +67,23 @@ struct kb_reloc {
 	uint32_t esym;     /* ELF symbol index in obj (messages, merge) */
 };
 
+/* A COMDAT signature and its copies (one per object). */
 struct kb_group {
 	const char *sig;
-	uint32_t obj;
+	uint32_t obj;     /* object of the first copy in canonical order */
+	uint32_t ncopies;
+	uint32_t cset;    /* 1 + index into kb.csets, 0: none */
+	uint8_t merge;    /* some copy has a merge section: kept canonical */
+};
+
+struct kb_copy {
+	uint32_t group, obj, sec; /* sec: the SHT_GROUP section */
+};
+
+/* A definition of a global in an input section or absolute, in
+ * canonical order (COMMON and dropped COMDAT copies excluded). */
+struct kb_def {
+	uint32_t sym, obj, esym;
 };
 
 /* Extra data describing an input the compiler sees. */
@@ -87,6 +105,12 @@ struct kb {
 	size_t hsize, hcount;
 	struct kb_group *groups;
 	size_t ngroups;
+	struct kb_copy *copies;
+	size_t ncopies;
+	uint32_t *csets; /* groups with copies the boot side picks from */
+	size_t ncsets;
+	struct kb_def *defs;
+	size_t ndefs;
 	struct ls_input *inputs;
 	struct kb_inref *inref;
 	size_t ninputs;
@@ -115,9 +139,19 @@ struct kb {
 
 void kb_err(struct kb *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void kb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint32_t kb_intern(struct kb *b, const char *s);
 uint32_t kb_new_sym(struct kb *b, const char *name);
 uint32_t kb_global(struct kb *b, const char *name, int create);
+
+/* kbalt.c: order-dependent choices left to the boot side */
+void kb_resolve_comdat(struct kb *b);
+int kb_noncanonical_copy(const struct kb *b, uint32_t oi, uint32_t si);
+void kb_add_def(struct kb *b, uint32_t sym, uint32_t oi, uint32_t esym);
+void kb_adopt_defs(struct kb *b);
+void kb_comdat_align(struct kb *b);
+void kb_finish_alts(struct kb *b);
+const char *kb_comdat_sig(const struct kb *b, uint32_t comdat);
 
 /* kbreloc.c */
 void kb_scan_relocs(struct kb *b);

@@ -284,6 +284,31 @@ void kb_scan_relocs(struct kb *b)
 	}
 }
 
+/* A local symbol of a COMDAT copy the boot side may drop, referenced
+ * from outside that copy: ld fails when the copy is discarded, and any
+ * copy may be. Global symbols are fine: they move to the kept copy. */
+static int local_of_other_copy(struct kb *b, const struct kb_reloc *r,
+			       const struct kb_sym *s)
+{
+	const struct kb_obj *o = &b->objs[r->obj];
+	const struct kb_obj *d;
+	uint32_t cs;
+
+	if (s->bind != STB_LOCAL || s->obj == NONE || s->sec >= SHN_LORESERVE ||
+	    s->sec >= b->objs[s->obj].nsec)
+		return 0;
+	d = &b->objs[s->obj];
+	cs = d->secs[s->sec].comdat;
+	if (!cs || (s->obj == r->obj && o->secs[r->sec].comdat == cs))
+		return 0;
+	kb_err(b, "%s: section %s+0x%llx: relocation against local symbol '%s' of "
+	       "COMDAT group '%s' from outside the group (the copy in %s may be "
+	       "discarded)",
+	       o->name, o->secs[r->sec].name, (unsigned long long)r->offset,
+	       *s->name ? s->name : d->secs[s->sec].name, kb_comdat_sig(b, cs), d->name);
+	return 1;
+}
+
 /* Checks one kept relocation's symbol and rewrites merge-section targets. */
 static void finish_one(struct kb *b, struct kb_reloc *r)
 {
@@ -307,6 +332,8 @@ static void finish_one(struct kb *b, struct kb_reloc *r)
 		       *s->name ? s->name : d->secs[s->sec].name, d->secs[s->sec].name, d->name);
 		return;
 	}
+	if (local_of_other_copy(b, r, s))
+		return;
 	if (s->type == STT_SECTION && s->obj != NONE && b->objs[s->obj].secs[s->sec].pieces) {
 		struct kb_sec *ms = &b->objs[s->obj].secs[s->sec];
 		uint64_t t = (uint64_t)r->addend; /* section symbols are 0 */

@@ -64,8 +64,10 @@ static void make_chunk(struct kb *b, size_t in, uint32_t slot)
 		c->data_off = (uint64_t)b->pol.gaps[r->gap].fill;
 	b->chunk_input[b->nchunks] = (uint32_t)in;
 	b->input_chunk[in] = (uint32_t)b->nchunks;
-	if (r->sec != NONE)
+	if (r->sec != NONE) {
 		b->objs[r->obj].secs[r->sec].chunk = (uint32_t)b->nchunks;
+		c->comdat = b->objs[r->obj].secs[r->sec].comdat;
+	}
 	b->nchunks++;
 }
 
@@ -171,6 +173,12 @@ void kb_finish_symbols(struct kb *b)
 	for (size_t i = 0; i < b->nsyms; i++) {
 		struct kb_sym *s = &b->syms[i];
 
+		if (s->alt) { /* candidates: [alt_first, +alt_count) */
+			s->kind = LK_SYM_ALT;
+			s->ref = s->alt_first;
+			s->value = s->alt_count;
+			continue;
+		}
 		switch (s->def) {
 		case DEF_OBJ:
 			obj_symbol(b, s);
@@ -327,6 +335,16 @@ static void put_symbols(struct kb *b, struct out *o)
 	free(v);
 }
 
+static void put_comdats(struct kb *b, struct out *o)
+{
+	struct lk_comdat *v = kb_xcalloc(b->ncsets + 1, sizeof(*v));
+
+	for (size_t i = 0; i < b->ncsets; i++)
+		v[i].name = kb_intern(b, b->groups[b->csets[i]].sig);
+	put_table(o, &o->h.comdats, v, b->ncsets, sizeof(*v));
+	free(v);
+}
+
 static int entry_symbol(struct kb *b, uint32_t *out)
 {
 	const char *e = ls_entry(b->script);
@@ -374,6 +392,7 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 	build_data(b, &data);
 	put_relocs(b, &o);
 	put_symbols(b, &o); /* interns names: before the strtab goes out */
+	put_comdats(b, &o);
 	/* A known string in every payload, so a kernel can scan RAM for
 	 * leftovers of the inflated payload after the handoff. */
 	kb_intern(b, LK_KIT_CANARY);

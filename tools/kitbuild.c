@@ -3,10 +3,12 @@
  * relocations, compile the script, and serialize the payload.
  *
  * Everything that does not depend on the per-boot layout is decided here so
- * the boot side stays small. Where GNU ld (ld.bfd) has a documented or
- * observable behaviour (COMDAT first-wins, COMMON sizing, string merging,
- * GOTPCRELX relaxation) this code reproduces it, because the differential
- * tests (test/diff) use ld.bfd as the oracle.
+ * the boot side stays small; choices that depend on the object order
+ * (COMDAT copies, several weak definitions) are prepared in kbalt.c and
+ * made at boot. Where GNU ld (ld.bfd) has a documented or observable
+ * behaviour (COMMON sizing, string merging, GOTPCRELX relaxation) this
+ * code reproduces it, because the differential tests (test/diff) use
+ * ld.bfd as the oracle.
  */
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -239,51 +241,6 @@ static int open_object(struct kb *b, struct kb_obj *o, const char *path)
 	return 0;
 }
 
-/* ---- COMDAT groups: the first group with a signature wins ---- */
-
-static void comdat_one(struct kb *b, uint32_t oi, size_t gi)
-{
-	struct kb_obj *o = &b->objs[oi];
-	struct kb_sec *g = &o->secs[gi];
-	const uint32_t *w = g->data;
-	size_t n = g->sh.sh_size / 4;
-	const char *sig;
-
-	if (g->sh.sh_link != o->symtab || g->sh.sh_info >= o->nsym || n < 1 || !w) {
-		kb_err(b, "%s: section %s: bad group section", o->path, g->name);
-		return;
-	}
-	if (!(w[0] & GRP_COMDAT))
-		return;
-	sig = o->symname[g->sh.sh_info];
-	for (size_t k = 1; k < n; k++)
-		if (w[k] == 0 || w[k] >= o->nsec) {
-			kb_err(b, "%s: section %s: group member %u out of range",
-			       o->path, g->name, w[k]);
-			return;
-		}
-	/* Signatures live in their own namespace, not the symbol table. */
-	for (size_t k = 0; k < b->ngroups; k++) {
-		if (strcmp(b->groups[k].sig, sig))
-			continue;
-		for (size_t m = 1; m < n; m++)
-			o->secs[w[m]].state = SEC_COMDAT_LOSER;
-		return;
-	}
-	b->groups = kb_xgrow(b->groups, b->ngroups, sizeof(*b->groups));
-	b->groups[b->ngroups].sig = sig;
-	b->groups[b->ngroups].obj = oi;
-	b->ngroups++;
-}
-
-static void resolve_comdat(struct kb *b)
-{
-	for (uint32_t oi = 0; oi < b->nobjs; oi++)
-		for (size_t i = 1; i < b->objs[oi].nsec; i++)
-			if (b->objs[oi].secs[i].sh.sh_type == SHT_GROUP)
-				comdat_one(b, oi, i);
-}
-
 static int is_loadable(const struct kb_sec *s)
 {
 	uint32_t t = s->sh.sh_type;
@@ -321,6 +278,7 @@ static void define_global(struct kb *b, uint32_t oi, size_t k)
 		}
 		if (es->st_value > s->common_align)
 			s->common_align = es->st_value;
+		s->has_common = 1;
 		s->def = DEF_COMMON;
 		s->type = STT_OBJECT;
 		s->emit = 1;
@@ -328,6 +286,9 @@ static void define_global(struct kb *b, uint32_t oi, size_t k)
 	}
 	if (es->st_shndx < o->nsec && o->secs[es->st_shndx].state == SEC_COMDAT_LOSER)
 		return; /* the winning group defines it */
+	kb_add_def(b, i, oi, (uint32_t)k);
+	if (kb_noncanonical_copy(b, oi, es->st_shndx))
+		return; /* a candidate only: the boot side picks the copy */
 	if (s->def == DEF_OBJ && !s->weak_def && !weak) {
 		kb_err(b, "%s: duplicate definition of '%s' (first defined in %s)",
 		       o->name, s->name, b->objs[s->obj].name);
@@ -766,6 +727,9 @@ static void free_build(struct kb *b)
 	free(b->syms);
 	free(b->htab);
 	free(b->groups);
+	free(b->copies);
+	free(b->csets);
+	free(b->defs);
 	free(b->inputs);
 	free(b->inref);
 	free(b->got_syms);
@@ -792,15 +756,18 @@ int kb_build_payload(const struct kb_options *o, uint8_t **payload, size_t *size
 		goto out;
 	/* Keep going after errors so that all of them are reported; only a
 	 * script that does not compile stops the build early. */
-	resolve_comdat(&b);
+	kb_resolve_comdat(&b);
 	resolve_symbols(&b);
+	kb_adopt_defs(&b);
 	kb_scan_relocs(&b);
 	collect_inputs(&b);
 	add_synthetic_inputs(&b);
 	if (compile_script(&b))
 		goto out;
 	kb_order_chunks(&b);
+	kb_comdat_align(&b);
 	kb_merge_build(&b);
+	kb_finish_alts(&b);
 	kb_finish_symbols(&b);
 	kb_finish_relocs(&b);
 	if (b.errors)

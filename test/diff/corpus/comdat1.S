@@ -1,5 +1,6 @@
-/* A COMDAT group as compilers emit for inline functions and thunks: the
- * first definition wins, the copy in comdat2.S is discarded. */
+/* A COMDAT group as compilers emit for inline functions and thunks, with
+ * a different body in comdat2.S: the copy in the object that comes first
+ * in link order is kept, the other discarded. */
 	.section .text.comdat_helper,"axG",@progbits,comdat_helper,comdat
 	.globl comdat_helper
 	.type comdat_helper,@function

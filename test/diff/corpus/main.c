@@ -19,6 +19,7 @@ void _start(void)
 	results[7] = (long)&shared_buf + (long)&shared_count;
 	results[8] = sum_bss() + (got_user ? got_user() : 0);
 	results[9] = (long)message_of(2) + rodata_sum();
+	results[10] = multi_weak(5) + multi_weak_data[2] + use_multi_weak(4);
 	for (;;)
 		;
 }
