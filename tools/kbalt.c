@@ -41,15 +41,18 @@ static const uint32_t *group_words(struct kb *b, uint32_t oi, size_t gi,
 	const uint32_t *w = g->data;
 
 	*n = g->sh.sh_size / 4;
-	if (g->sh.sh_link != o->symtab || g->sh.sh_info >= o->nsym || *n < 1 || !w) {
-		kb_err(b, "%s: section %s: bad group section", o->path, g->name);
+	if (g->sh.sh_link != o->symtab || g->sh.sh_info >= o->nsym || *n < 1 ||
+	    !w) {
+		kb_err(b, "%s: section %s: bad group section", o->path,
+		       g->name);
 		return NULL;
 	}
 	if (!(w[0] & GRP_COMDAT))
 		return NULL;
 	for (size_t k = 1; k < *n; k++)
 		if (w[k] == 0 || w[k] >= o->nsec) {
-			kb_err(b, "%s: section %s: group member %u out of range",
+			kb_err(b,
+			       "%s: section %s: group member %u out of range",
 			       o->path, g->name, w[k]);
 			return NULL;
 		}
@@ -99,7 +102,8 @@ static void scan_group(struct kb *b, uint32_t oi, size_t gi)
 	for (size_t m = 1; m < n; m++) {
 		const GElf_Shdr *sh = &o->secs[w[m]].sh;
 
-		if ((sh->sh_flags & (SHF_ALLOC | SHF_MERGE)) == (SHF_ALLOC | SHF_MERGE))
+		if ((sh->sh_flags & (SHF_ALLOC | SHF_MERGE)) ==
+		    (SHF_ALLOC | SHF_MERGE))
 			b->groups[g].merge = 1;
 	}
 }
@@ -135,8 +139,10 @@ void kb_resolve_comdat(struct kb *b)
 		if (g->ncopies < 2)
 			continue;
 		if (g->merge) {
-			kb_warn("COMDAT group '%s': has merge sections and copies in "
-				"several objects: the copy in %s is always kept (GNU ld "
+			kb_warn("COMDAT group '%s': has merge sections and "
+				"copies in "
+				"several objects: the copy in %s is always "
+				"kept (GNU ld "
 				"keeps the first in link order)",
 				g->sig, b->objs[g->obj].name);
 			continue;
@@ -248,7 +254,8 @@ static void warn_partial(const struct kb *b, const struct kb_def *d, size_t n)
 	}
 	g = &b->groups[b->csets[cs - 1]];
 	if (n < g->ncopies)
-		kb_warn("symbol '%s' is defined in %zu of the %u copies of COMDAT "
+		kb_warn("symbol '%s' is defined in %zu of the %u copies of "
+			"COMDAT "
 			"group '%s': it is undefined when another copy is kept",
 			b->syms[d->sym].name, n, g->ncopies, g->sig);
 }
@@ -289,7 +296,8 @@ static void one_symbol(struct kb *b, const struct kb_def *d, size_t n)
 		return;
 	if (!alt_expressible(b, d, n)) {
 		kb_warn("symbol '%s': defined in %s and %s, not all in input "
-			"sections the boot side can choose from: the definition in "
+			"sections the boot side can choose from: the "
+			"definition in "
 			"%s is always used (GNU ld picks by link order)",
 			s->name, b->objs[d[0].obj].name, b->objs[d[1].obj].name,
 			b->objs[s->obj].name);
@@ -306,7 +314,8 @@ void kb_finish_alts(struct kb *b)
 
 	qsort(b->defs, b->ndefs, sizeof(*b->defs), def_cmp);
 	while (i < b->ndefs) {
-		for (j = i + 1; j < b->ndefs && b->defs[j].sym == b->defs[i].sym; j++)
+		for (j = i + 1;
+		     j < b->ndefs && b->defs[j].sym == b->defs[i].sym; j++)
 			;
 		one_symbol(b, &b->defs[i], j - i);
 		i = j;
@@ -364,24 +373,31 @@ void kb_comdat_align(struct kb *b)
 
 	for (size_t c = 0; c < b->nchunks; c++)
 		if (b->chunks[c].comdat)
-			e[n++] = (struct align_ent){ b->chunks[c].comdat,
-						     b->comp.slots[b->chunks[c].slot].outsec,
-						     b->chunks[c].object, b->chunks[c].align };
+			e[n++] = (struct align_ent){
+				b->chunks[c].comdat,
+				b->comp.slots[b->chunks[c].slot].outsec,
+				b->chunks[c].object, b->chunks[c].align
+			};
 	qsort(e, n, sizeof(*e), align_cmp);
 	for (size_t i = 0, j; i < n; i = j) {
 		uint64_t lo, hi;
 
-		for (j = i; j < n && e[j].set == e[i].set && e[j].outsec == e[i].outsec; j++)
+		for (j = i; j < n && e[j].set == e[i].set &&
+			    e[j].outsec == e[i].outsec;
+		     j++)
 			;
 		align_range(b, e + i, j - i, &lo, &hi);
 		if (lo == hi || warned == e[i].set)
 			continue;
 		warned = e[i].set;
-		kb_warn("COMDAT group '%s': its copies differ in alignment in output "
-			"section %s (%llu to %llu): the section is aligned for the "
+		kb_warn("COMDAT group '%s': its copies differ in alignment in "
+			"output "
+			"section %s (%llu to %llu): the section is aligned for "
+			"the "
 			"most aligned copy, GNU ld for the kept one",
 			kb_comdat_sig(b, e[i].set),
-			(const char *)b->strtab.p + b->comp.outsecs[e[i].outsec].name,
+			(const char *)b->strtab.p +
+				b->comp.outsecs[e[i].outsec].name,
 			(unsigned long long)lo, (unsigned long long)hi);
 	}
 	free(e);

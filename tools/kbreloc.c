@@ -301,11 +301,14 @@ static int local_of_other_copy(struct kb *b, const struct kb_reloc *r,
 	cs = d->secs[s->sec].comdat;
 	if (!cs || (s->obj == r->obj && o->secs[r->sec].comdat == cs))
 		return 0;
-	kb_err(b, "%s: section %s+0x%llx: relocation against local symbol '%s' of "
-	       "COMDAT group '%s' from outside the group (the copy in %s may be "
+	kb_err(b,
+	       "%s: section %s+0x%llx: relocation against local symbol '%s' of "
+	       "COMDAT group '%s' from outside the group (the copy in %s may "
+	       "be "
 	       "discarded)",
 	       o->name, o->secs[r->sec].name, (unsigned long long)r->offset,
-	       *s->name ? s->name : d->secs[s->sec].name, kb_comdat_sig(b, cs), d->name);
+	       *s->name ? s->name : d->secs[s->sec].name, kb_comdat_sig(b, cs),
+	       d->name);
 	return 1;
 }
 

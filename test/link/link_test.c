@@ -1045,6 +1045,278 @@ static void test_validation(void)
 	bad_payload("valid_plan_index", m_planidx, "plan op 3");
 }
 
+/*
+ * COMDAT copies and LK_SYM_ALT. a.o and b.o hold copies of group 'g' with
+ * different sizes and alignments (only a.o's has .rodata); g_fn is weak in
+ * both copies; w is weak in a.o and c.o; s is strong in b.o's copy and
+ * weak in c.o. Nothing is pinned, so seeds give every order.
+ */
+struct cfix {
+	struct pb *b;
+	lk_u32 o_a, o_b, o_c, t_text, t_rod, t_data;
+	lk_u32 c_a, c_ag, c_bg, c_c, c_arod, c_data;
+	lk_u32 y_ga, y_gb, y_g, y_wa, y_wc, y_w, y_sb, y_sc, y_s, y_big;
+};
+
+static lk_u32 cand(struct pb *b, const char *name, lk_u32 chunk,
+		   lk_u64 value, lk_u8 bind, lk_u64 size)
+{
+	lk_u32 s = pb_sym(b, name, LK_SYM_CHUNK, chunk, value);
+
+	b->sym[s].emit = 0;
+	b->sym[s].bind = bind;
+	b->sym[s].size = size;
+	return s;
+}
+
+static void cfix_plan(struct cfix *f)
+{
+	struct pb *b = f->b;
+
+	pb_op(b, LK_E_CONST, 0, 0, VBASE);
+	pb_op(b, LK_E_CONST, 0, 0, PBASE);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA | LK_SEC_LMA, f->t_text, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_S_SECTION, 0, f->t_rod, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_S_SECTION, 0, f->t_data, 0);
+	pb_op(b, LK_S_SLOT, 0, 2, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+}
+
+static void cfix_make(struct cfix *f)
+{
+	struct pb *b = pb_new();
+	lk_u32 g;
+
+	memset(f, 0, sizeof(*f));
+	f->b = b;
+	f->o_a = pb_obj(b, "a.o", 0, 0);
+	f->o_b = pb_obj(b, "b.o", 0, 0);
+	f->o_c = pb_obj(b, "c.o", 0, 0);
+	g = pb_comdat(b, "g");
+	f->t_text = pb_outsec(b, ".text", LK_SHT_PROGBITS, X_TEXT, 64);
+	f->t_rod = pb_outsec(b, ".rodata", LK_SHT_PROGBITS, LK_SHF_ALLOC, 8);
+	f->t_data = pb_outsec(b, ".data", LK_SHT_PROGBITS, X_DATA, 8);
+	pb_slot(b, f->t_text, 0);
+	f->c_a = pb_chunk(b, f->o_a, ".text", 8, 4, LK_CHUNK_EXEC, 0);
+	f->c_ag = pb_chunk(b, f->o_a, ".text.g", 24, 64, LK_CHUNK_EXEC, 0);
+	f->c_bg = pb_chunk(b, f->o_b, ".text.g", 5, 1, LK_CHUNK_EXEC, 0);
+	f->c_c = pb_chunk(b, f->o_c, ".text", 12, 4, LK_CHUNK_EXEC, 0);
+	pb_slot(b, f->t_rod, 0);
+	f->c_arod = pb_chunk(b, f->o_a, ".rodata.g", 16, 8, 0, 0);
+	pb_slot(b, f->t_data, 0);
+	f->c_data = pb_chunk(b, f->o_c, ".data", 24, 8, LK_CHUNK_WRITE, 0);
+	b->chunk[f->c_ag].comdat = b->chunk[f->c_bg].comdat = g;
+	b->chunk[f->c_arod].comdat = g;
+	f->y_ga = cand(b, "g_fn", f->c_ag, 2, LK_STB_WEAK, 10);
+	f->y_gb = cand(b, "g_fn", f->c_bg, 1, LK_STB_WEAK, 3);
+	f->y_g = pb_sym(b, "g_fn", LK_SYM_ALT, f->y_ga, 2);
+	f->y_wa = cand(b, "w", f->c_a, 4, LK_STB_WEAK, 4);
+	f->y_wc = cand(b, "w", f->c_c, 0, LK_STB_WEAK, 4);
+	f->y_w = pb_sym(b, "w", LK_SYM_ALT, f->y_wa, 2);
+	f->y_sb = cand(b, "s", f->c_bg, 3, LK_STB_GLOBAL, 1);
+	f->y_sc = cand(b, "s", f->c_c, 8, LK_STB_WEAK, 1);
+	f->y_s = pb_sym(b, "s", LK_SYM_ALT, f->y_sb, 2);
+	f->y_big = pb_sym(b, "big", LK_SYM_ABS, 0, 0x1122334455667788ull);
+	/* a.o's copy patches itself; .data points at the chosen ones. */
+	pb_reloc(b, f->c_ag, 8, LK_R_X86_64_64, f->y_big, 0);
+	pb_reloc(b, f->c_data, 0, LK_R_X86_64_64, f->y_g, 0);
+	pb_reloc(b, f->c_data, 8, LK_R_X86_64_64, f->y_w, 0);
+	pb_reloc(b, f->c_data, 16, LK_R_X86_64_64, f->y_s, 0);
+	b->hdr.entry_sym = f->y_g;
+	cfix_plan(f);
+}
+
+/* .text as GNU ld lays it out without the discarded copy: no room and no
+ * alignment for it. */
+static int text_as_ld(struct linked *k, const struct cfix *f)
+{
+	const struct lk_slot *sl = &k->L->slot[0];
+	lk_u64 dot = VBASE;
+
+	for (lk_u32 i = 0; i < sl->chunk_count; i++) {
+		lk_u32 c = k->L->slot_order[sl->first_chunk + i];
+
+		if (k->L->chunk_dead[c])
+			continue;
+		dot = (dot + f->b->chunk[c].align - 1) & ~(f->b->chunk[c].align - 1);
+		if (k->L->chunk_vma[c] != dot)
+			return 0;
+		dot += f->b->chunk[c].size;
+	}
+	return k->L->os[f->t_text].size == dot - VBASE;
+}
+
+static int has_bytes(struct linked *k, lk_u64 v)
+{
+	lk_u64 n = k->info.load_hi - k->info.load_lo;
+
+	for (lk_u64 i = 0; i + 8 <= n; i++)
+		if (rd64(k->img + i) == v)
+			return 1;
+	return 0;
+}
+
+/* The emitted symbol takes the winner's size and bind. */
+static int elf_sym_ok(struct linked *k, const char *name, lk_u64 size,
+		      lk_u8 bind)
+{
+	struct lk_elf_view v;
+	lk_u8 *buf;
+	int n = 0;
+
+	lk_link_elf_size(k->L, &v);
+	buf = calloc(1, v.size);
+	lk_link_elf_emit(k->L, buf, v.size, 0, &v);
+	struct lk_elf64_shdr *sh = (void *)buf;
+	struct lk_elf64_shdr *st = &sh[v.shnum - 3];
+	struct lk_elf64_sym *sym = (void *)(buf + st->sh_offset);
+	const char *str = (char *)buf + sh[v.shnum - 2].sh_offset;
+
+	for (lk_u32 i = 1; i < st->sh_size / sizeof(*sym); i++)
+		if (!strcmp(str + sym[i].st_name, name))
+			n += sym[i].st_size == size && sym[i].st_info >> 4 == bind ? 1 : 100;
+	free(buf);
+	return n == 1;
+}
+
+static void test_comdat(void)
+{
+	struct cfix f;
+	struct linked k;
+	int bad = 0, a_won = 0, a_before_c = 0, n = 40;
+	char why[600] = "";
+
+	cfix_make(&f);
+	for (int seed = 1; seed <= n; seed++) {
+		do_link(f.b, (lk_u32)seed, &k);
+		if (k.rc) {
+			snprintf(why, sizeof(why), "seed %d: %s", seed, tlog[0]);
+			bad++;
+			unlink_(&k);
+			continue;
+		}
+		const lk_u32 *pos = k.L->obj_pos;
+		const lk_u64 *v = k.L->chunk_vma, *val = k.L->sym_val;
+		int aw = pos[f.o_a] < pos[f.o_b], ac = pos[f.o_a] < pos[f.o_c];
+		lk_u64 g = aw ? v[f.c_ag] + 2 : v[f.c_bg] + 1;
+		lk_u64 w = ac ? v[f.c_a] + 4 : v[f.c_c];
+		lk_u64 s = aw ? v[f.c_c] + 8 : v[f.c_bg] + 3;
+		lk_u8 *d = at_vma(&k, f.t_data, v[f.c_data]);
+		int ok = k.L->chunk_size[f.c_ag] == (aw ? 24u : 0u) &&
+			 k.L->chunk_size[f.c_bg] == (aw ? 0u : 5u) &&
+			 k.L->os[f.t_rod].size == (aw ? 16u : 0u) &&
+			 k.info.noutsecs == (aw ? 3u : 2u) && text_as_ld(&k, &f) &&
+			 val[f.y_g] == g && val[f.y_w] == w && val[f.y_s] == s &&
+			 rd64(d) == g && rd64(d + 8) == w && rd64(d + 16) == s &&
+			 has_bytes(&k, 0x1122334455667788ull) == aw &&
+			 elf_sym_ok(&k, "g_fn", aw ? 10 : 3, LK_STB_WEAK) &&
+			 elf_sym_ok(&k, "s", 1, aw ? LK_STB_WEAK : LK_STB_GLOBAL);
+		if (!ok && !bad++)
+			snprintf(why, sizeof(why), "seed %d (a.o %s b.o, a.o %s c.o) wrong",
+				 seed, aw ? "before" : "after", ac ? "before" : "after");
+		a_won += aw;
+		a_before_c += ac;
+		unlink_(&k);
+	}
+	CHECK("comdat_and_alt_follow_order", bad == 0, "%s", why);
+	CHECK("comdat_orders_vary", a_won > 0 && a_won < n && a_before_c > 0 &&
+	      a_before_c < n, "a.o won %d, before c.o %d of %d", a_won, a_before_c, n);
+	/* With no live candidate the symbol is undefined, like in ld. */
+	f.b->sym[f.y_s].value = 1; /* only b.o's copy defines s */
+	int undef = 0;
+	for (int seed = 1; seed <= 8; seed++) {
+		tlog_reset();
+		do_link(f.b, (lk_u32)seed, &k);
+		if (k.L && k.L->laid_out && !k.L->chunk_dead[f.c_bg])
+			undef += k.rc == 0;
+		else if (k.L && k.L->laid_out)
+			undef += k.rc == LK_ERR_LINK &&
+				 tlog_has("c.o(.data+0x10): relocation R_X86_64_64 "
+					  "against undefined symbol 's'");
+		else
+			undef -= 100;
+		unlink_(&k);
+	}
+	CHECK("alt_without_live_candidate_undefined", undef == 8, "%d of 8", undef);
+	free(f.b);
+}
+
+typedef void (*cmutator)(struct cfix *f, lk_u8 *payload);
+
+static void bad_comdat(const char *name, cmutator m, const char *want)
+{
+	struct cfix f;
+	struct lk_link *L = NULL;
+	lk_u64 size;
+	lk_u8 *p;
+	int rc;
+
+	cfix_make(&f);
+	p = pb_build(f.b, &size);
+	m(&f, p);
+	tlog_reset();
+	rc = lk_link_open(&th, p, size, "kernel.kit", &L);
+	CHECK(name, rc == LK_ERR_FORMAT && L == NULL && tlog_total == 1 &&
+	      !strcmp(tlog[0], want), "rc %d, %d lines: %s", rc, tlog_total, tlog[0]);
+	lk_link_close(L);
+	free(p);
+	free(f.b);
+}
+
+#define COMDAT(p, i) ((struct lk_comdat *)((p) + HDR(p)->comdats.off) + (i))
+#define OBJ(p, i) ((struct lk_object *)((p) + HDR(p)->objects.off) + (i))
+
+static void mc_range(struct cfix *f, lk_u8 *p) { CHUNK(p, f->c_bg)->comdat = 2; }
+static void mc_reserved(struct cfix *f, lk_u8 *p) { CHUNK(p, f->c_ag)->reserved = 1; }
+static void mc_flags(struct cfix *f, lk_u8 *p) { (void)f; COMDAT(p, 0)->flags = 2; }
+static void mc_name(struct cfix *f, lk_u8 *p) { (void)f; COMDAT(p, 0)->name = 0xfffff; }
+static void mc_table(struct cfix *f, lk_u8 *p) { (void)f; HDR(p)->comdats.off = 2; }
+static void mc_synth(struct cfix *f, lk_u8 *p) { OBJ(p, f->o_b)->flags = LK_OBJ_SYNTHETIC; }
+static void mc_gap(struct cfix *f, lk_u8 *p) { CHUNK(p, f->c_ag)->flags = LK_CHUNK_GAP; CHUNK(p, f->c_ag)->data_off = 0xcc; }
+static void mc_alt0(struct cfix *f, lk_u8 *p) { SYM(p, f->y_g)->value = 0; }
+static void mc_altbig(struct cfix *f, lk_u8 *p) { SYM(p, f->y_w)->value = 1000; }
+static void mc_altref(struct cfix *f, lk_u8 *p) { SYM(p, f->y_s)->ref = 5000; }
+static void mc_altkind(struct cfix *f, lk_u8 *p) { SYM(p, f->y_wc)->kind = LK_SYM_ABS; }
+static void mc_altnest(struct cfix *f, lk_u8 *p) { SYM(p, f->y_s)->ref = f->y_w; }
+static void mc_version(struct cfix *f, lk_u8 *p) { (void)f; HDR(p)->version = 1; }
+
+static void test_comdat_validation(void)
+{
+	bad_comdat("valid_comdat_range", mc_range,
+		   "kernel.kit: b.o(.text.g): COMDAT group 1 out of range (1 groups)");
+	bad_comdat("valid_chunk_reserved", mc_reserved,
+		   "kernel.kit: a.o(.text.g): reserved field 0x1 is not 0");
+	bad_comdat("valid_comdat_flags", mc_flags,
+		   "kernel.kit: COMDAT group 'g': unknown flags 0x2");
+	bad_comdat("valid_comdat_name", mc_name,
+		   "kernel.kit: comdat 0: name offset 0xfffff outside strtab");
+	bad_comdat("valid_comdat_table", mc_table,
+		   "kernel.kit: comdats table (offset 0x2, 1 entries) is outside "
+		   "the payload or misaligned");
+	bad_comdat("valid_comdat_synthetic", mc_synth,
+		   "kernel.kit: b.o(.text.g): a merge, gap or synthetic chunk "
+		   "cannot be in COMDAT group 'g'");
+	bad_comdat("valid_comdat_gap", mc_gap,
+		   "kernel.kit: a.o(.text.g): a merge, gap or synthetic chunk "
+		   "cannot be in COMDAT group 'g'");
+	bad_comdat("valid_alt_empty", mc_alt0,
+		   "kernel.kit: symbol 'g_fn': candidates 0+0 out of range");
+	bad_comdat("valid_alt_count", mc_altbig,
+		   "kernel.kit: symbol 'w': candidates 3+1000 out of range");
+	bad_comdat("valid_alt_ref", mc_altref,
+		   "kernel.kit: symbol 's': candidates 5000+2 out of range");
+	bad_comdat("valid_alt_candidate_kind", mc_altkind,
+		   "kernel.kit: symbol 'w': candidate 4 is not a chunk symbol");
+	bad_comdat("valid_alt_nested", mc_altnest,
+		   "kernel.kit: symbol 's': candidate 5 is not a chunk symbol");
+	bad_comdat("valid_payload_version", mc_version,
+		   "kernel.kit: bad payload magic or version 1");
+}
+
 /* Random corruption never crashes, and every failure says why. */
 static void test_garbage(void)
 {
@@ -1584,6 +1856,8 @@ int main(int argc, char **argv)
 	test_reloc_cap_and_undefined();
 	test_reloc_unnamed();
 	test_validation();
+	test_comdat();
+	test_comdat_validation();
 	test_elf_view();
 	test_random_fill();
 	test_elfload();

@@ -80,6 +80,13 @@ lk_u32 pb_chunk(struct pb *b, lk_u32 obj, const char *name, lk_u64 size,
 	return b->nchunk++;
 }
 
+/* Returns the value for lk_chunk.comdat (1 + index). */
+lk_u32 pb_comdat(struct pb *b, const char *signature)
+{
+	b->comdat[b->ncomdat].name = pb_str(b, signature);
+	return ++b->ncomdat;
+}
+
 lk_u32 pb_sym(struct pb *b, const char *name, lk_u8 kind, lk_u32 ref,
 	      lk_u64 value)
 {
@@ -148,6 +155,8 @@ lk_u8 *pb_build(struct pb *b, lk_u64 *size)
 	pb_put(out, &pos, &h->mgroups, b->mg, b->nmg, sizeof(b->mg[0]));
 	pb_put(out, &pos, &h->mclasses, b->mc, b->nmc, sizeof(b->mc[0]));
 	pb_put(out, &pos, &h->mrefs, b->mref, b->nmref, 4);
+	pb_put(out, &pos, &h->comdats, b->comdat, b->ncomdat,
+	       sizeof(b->comdat[0]));
 	pb_put(out, &pos, &h->strtab, b->str, b->nstr, 1);
 	pb_put(out, &pos, &h->data, b->data, b->ndata, 1);
 	memcpy(out, h, sizeof(*h));

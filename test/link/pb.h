@@ -31,10 +31,11 @@ struct pb {
 	struct lk_merge_group mg[PB_MAX];
 	struct lk_merge_class mc[PB_MAX];
 	lk_u32 mref[PB_MAX];
+	struct lk_comdat comdat[16];
 	char str[PB_STR];
 	lk_u8 data[PB_DATA];
 	lk_u32 nobj, nchunk, nslot, nout, nphdr, nsym, nrel, nop, nmg, nmc,
-		nmref, nstr, ndata;
+		nmref, nstr, ndata, ncomdat;
 };
 
 struct pb *pb_new(void);
@@ -45,6 +46,7 @@ lk_u32 pb_outsec(struct pb *b, const char *name, lk_u32 type, lk_u64 flags,
 lk_u32 pb_slot(struct pb *b, lk_u32 outsec, lk_u32 flags);
 lk_u32 pb_chunk(struct pb *b, lk_u32 obj, const char *name, lk_u64 size,
 		lk_u64 align, lk_u32 flags, const void *bytes);
+lk_u32 pb_comdat(struct pb *b, const char *signature);
 lk_u32 pb_sym(struct pb *b, const char *name, lk_u8 kind, lk_u32 ref,
 	      lk_u64 value);
 void pb_reloc(struct pb *b, lk_u32 chunk, lk_u64 off, lk_u32 type,
