@@ -283,6 +283,14 @@ static void one_symbol(struct kb *b, const struct kb_def *d, size_t n)
 {
 	const struct kb_sym *s = &b->syms[d->sym];
 
+	if (s->def == DEF_COMMON) {
+		kb_warn("symbol '%s': COMMON in %s, defined only in later "
+			"copies "
+			"of a COMDAT group (%s): COMMON is always used (GNU ld "
+			"uses the definition when its copy is kept)",
+			s->name, b->objs[s->obj].name, b->objs[d->obj].name);
+		return;
+	}
 	if (s->def != DEF_OBJ)
 		return; /* the script assigns it */
 	for (size_t i = 0; i < n; i++) {
@@ -362,6 +370,36 @@ static void align_range(const struct kb *b, const struct align_ent *e, size_t n,
 		*lo = 1;
 }
 
+static int set_obj_cmp(const void *pa, const void *pb)
+{
+	const struct align_ent *a = pa, *b = pb;
+
+	if (a->set != b->set)
+		return a->set < b->set ? -1 : 1;
+	return a->obj < b->obj ? -1 : a->obj > b->obj;
+}
+
+/* The boot side only sees copies that have chunks: a copy with none
+ * (everything in it unloaded or discarded by the script) cannot win
+ * there, where GNU ld would keep it if it came first. */
+static void check_empty_copies(struct kb *b, struct align_ent *e, size_t n)
+{
+	qsort(e, n, sizeof(*e), set_obj_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		uint32_t seen = 0;
+		const struct kb_group *g = &b->groups[b->csets[e[i].set - 1]];
+
+		for (j = i; j < n && e[j].set == e[i].set; j++)
+			seen += j == i || e[j].obj != e[j - 1].obj;
+		if (seen < g->ncopies)
+			kb_warn("COMDAT group '%s': %u of its %u copies load "
+				"nothing: the boot side keeps the first copy "
+				"that "
+				"does, GNU ld the first copy",
+				g->sig, g->ncopies - seen, g->ncopies);
+	}
+}
+
 /* The script compiler aligns an output section for all its inputs, dead
  * copies included; GNU ld only for the copy it keeps. Both agree unless
  * the copies differ in alignment: say so. */
@@ -400,5 +438,6 @@ void kb_comdat_align(struct kb *b)
 				b->comp.outsecs[e[i].outsec].name,
 			(unsigned long long)lo, (unsigned long long)hi);
 	}
+	check_empty_copies(b, e, n);
 	free(e);
 }

@@ -292,6 +292,16 @@ asm ag2 "$A1\t.balign 64\n\tret\n"
 expect_warn cli-warn-comdat-align "linkkit: warning: COMDAT group 'agrp': its copies differ in alignment in output section .text (16 to 64): the section is aligned for the most aligned copy, GNU ld for the kept one" \
 	-T $T -P $P "${OBJS[@]}" "$W/ag1.o" "$W/ag2.o"
 
+asm eg1 '\t.section .text.eg,"axG",@progbits,egrp,comdat\n\tret\n'
+asm eg2 '\t.section .comment.eg,"G",@progbits,egrp,comdat\n\t.byte 1\n'
+expect_warn cli-warn-comdat-empty-copy "linkkit: warning: COMDAT group 'egrp': 1 of its 2 copies load nothing: the boot side keeps the first copy that does, GNU ld the first copy" \
+	-T $T -P $P "${OBJS[@]}" "$W/eg1.o" "$W/eg2.o"
+asm cm1 '\t.comm cmsym,8,8\n'
+asm cga '\t.section .data.cm,"awG",@progbits,cmgrp,comdat\n\t.quad 0\n'
+asm cgb '\t.section .data.cm,"awG",@progbits,cmgrp,comdat\n\t.globl cmsym\ncmsym:\n\t.quad 1\n'
+expect_warn cli-warn-comdat-common "linkkit: warning: symbol 'cmsym': COMMON in cm1.o, defined only in later copies of a COMDAT group (cgb.o): COMMON is always used (GNU ld uses the definition when its copy is kept)" \
+	-T $T -P $P "${OBJS[@]}" "$W/cm1.o" "$W/cga.o" "$W/cgb.o"
+
 printf 'protocol multiboot2\nshuffle everything\ngap .text 100 3 0xcc\npin\ngap .bss 4096 16 300\n' >"$W/bad.policy"
 expect_err cli-err-policy "$W/bad.policy:2: unknown keyword
 $W/bad.policy:3: gap: STEP must be a power of two
