@@ -28,11 +28,17 @@ CONFIGS=("$@")
 [ ${#CONFIGS[@]} -eq 0 ] && CONFIGS=(gcc-O0 gcc-O2 gcc-O2-fs clang-O0 clang-O2 clang-O2-fs gcc-O0-fs clang-O0-fs)
 
 compile() { # CFG DIR [plain] -> objects in DIR, canonical list in DIR/objects.txt
-	local cfg=$1 dir=$2 plain=${3:-} cc opt fs f o extra=
+	local cfg=$1 dir=$2 plain=${3:-} cc opt fs f o extra= thunk=
 	cc=${cfg%%-*}
 	opt=$(echo "$cfg" | cut -d- -f2)
 	fs=
 	[[ $cfg == *-fs ]] && fs="-ffunction-sections -fdata-sections"
+	# The -fs builds also use retpoline/return thunks: the compilers put
+	# them in a COMDAT group in (nearly) every object, as in an OpenBSD
+	# kernel, so the boot side must keep the copy ld keeps. Not in the
+	# pinned main.o (like OpenBSD's locore0.o), whose copy would always win.
+	[[ $cfg == clang-*-fs ]] && thunk="-mretpoline"
+	[[ $cfg == gcc-*-fs ]] && thunk="-mindirect-branch=thunk -mfunction-return=thunk"
 	[ -n "$plain" ] && extra="-fno-common -DDIFF_PLAIN"
 	rm -rf "$dir" && mkdir -p "$dir"
 	: >"$dir/objects.txt"
@@ -40,7 +46,8 @@ compile() { # CFG DIR [plain] -> objects in DIR, canonical list in DIR/objects.t
 	for f in $D/corpus/main.c $(ls $D/corpus/*.[cS] | grep -v '/main\.c$'); do
 		o=$(basename "${f%.*}").o
 		[ -n "$plain" ] && [ "$o" = got.o ] && continue
-		$cc -$opt $fs $BASE_FLAGS $extra -c "$f" -o "$dir/$o" || return 1
+		$cc -$opt $fs $([ "$o" = main.o ] || echo "$thunk") $BASE_FLAGS $extra \
+			-c "$f" -o "$dir/$o" || return 1
 		[ -n "$plain" ] && { clear_merge "$dir/$o" || return 1; }
 		echo "$dir/$o" >>"$dir/objects.txt"
 	done
