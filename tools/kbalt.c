@@ -89,8 +89,9 @@ static void scan_group(struct kb *b, uint32_t oi, size_t gi)
 	if (!w)
 		return;
 	g = find_group(b, o->symname[o->secs[gi].sh.sh_info]);
-	for (size_t k = 0; k < b->ncopies; k++)
-		if (b->copies[k].group == g && b->copies[k].obj == oi) {
+	/* Objects are scanned in order: this one's copies are the last. */
+	for (size_t k = b->ncopies; k-- > 0 && b->copies[k].obj == oi;)
+		if (b->copies[k].group == g) {
 			drop_copy(b, oi, w, n);
 			return;
 		}
