@@ -1318,17 +1318,12 @@ static void test_comdat_validation(void)
 }
 
 /* Random corruption never crashes, and every failure says why. */
-static void test_garbage(void)
+static void garbage(const char *name, const lk_u8 *good, lk_u64 size)
 {
-	struct fix f;
-	lk_u64 size;
-	lk_u8 *good, *p;
+	lk_u8 *p;
 	int silent = 0, linked = 0;
 	lk_u32 x = 12345;
 
-	fix_make(&f);
-	fix_relocs(&f);
-	good = pb_build(f.b, &size);
 	p = malloc(size);
 	for (int it = 0; it < 6000; it++) {
 		struct lk_link *L = NULL;
@@ -1376,12 +1371,30 @@ static void test_garbage(void)
 		silent += rc != LK_OK && tlog_total == 0;
 		lk_link_close(L);
 	}
-	CHECK("garbage_errors_logged", silent == 0, "%d failures without a line",
-	      silent);
-	printf("# garbage: %d of 6000 mutated payloads still linked\n", linked);
+	CHECK(name, silent == 0, "%d failures without a line", silent);
+	printf("# %s: %d of 6000 mutated payloads still linked\n", name, linked);
 	free(p);
+}
+
+static void test_garbage(void)
+{
+	struct fix f;
+	struct cfix c;
+	lk_u64 size;
+	lk_u8 *good;
+
+	fix_make(&f);
+	fix_relocs(&f);
+	good = pb_build(f.b, &size);
+	garbage("garbage_errors_logged", good, size);
 	free(good);
 	free(f.b);
+	/* COMDAT groups and LK_SYM_ALT candidates as well. */
+	cfix_make(&c);
+	good = pb_build(c.b, &size);
+	garbage("garbage_comdat_errors_logged", good, size);
+	free(good);
+	free(c.b);
 }
 
 static void test_elf_view(void)
