@@ -79,7 +79,7 @@ static void lk_emit_sym(const struct lk_link *L, lk_u32 i,
 	lk_u32 o = lk_sym_outsec(L, i);
 	/* A known LK_SYM_ALT symbol has a winner: it is the definition. */
 	const struct lk_symbol *d =
-		y->kind == LK_SYM_ALT ? &L->sym[L->alt_pick[i]] : y;
+		y->kind == LK_SYM_ALT ? &L->sym[lk_alt_pick(L, i)] : y;
 
 	s->st_name = lk_add_str(strtab, used, lk_str(L, y->name));
 	s->st_info = (lk_u8)((d->bind << 4) | (d->type & 0xf));

@@ -77,7 +77,6 @@ struct lk_link {
 	lk_u32 *slot_order;  /* per slot, its chunks in placement order */
 	lk_u32 *comdat_win;  /* COMDAT group -> object whose copy is kept */
 	lk_u8 *chunk_dead;   /* chunk of a COMDAT copy that is not kept */
-	lk_u32 *alt_pick;    /* LK_SYM_ALT symbol -> winning candidate */
 	lk_u64 *chunk_vma;
 	lk_u64 *chunk_size;  /* effective: gap choice, merged group size */
 	lk_u32 *group_owner; /* merge group -> chunk carrying the contents */
@@ -119,6 +118,8 @@ void lk_stable_sort(lk_u32 *v, lk_u32 *tmp, lk_u32 n,
 		    const void *ctx);
 lk_u64 lk_chunk_lma(const struct lk_link *L, lk_u32 chunk);
 lk_u32 lk_sym_outsec(const struct lk_link *L, lk_u32 sym);
+/* The winning candidate of an LK_SYM_ALT symbol, LK_NONE if none lives. */
+lk_u32 lk_alt_pick(const struct lk_link *L, lk_u32 sym);
 
 /* link_elf.c */
 int lk_os_in_segment(const struct lk_link *L, lk_u32 os, lk_u32 phdr);

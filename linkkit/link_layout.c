@@ -84,7 +84,6 @@ static int lk_layout_alloc(struct lk_link *L)
 	L->slot_order = lk_link_alloc(L, L->nchunk, 4);
 	L->comdat_win = lk_link_alloc(L, L->ncomdat, 4);
 	L->chunk_dead = lk_link_alloc(L, L->nchunk, 1);
-	L->alt_pick = lk_link_alloc(L, L->nsym, 4);
 	L->chunk_vma = lk_link_alloc(L, L->nchunk, 8);
 	L->chunk_size = lk_link_alloc(L, L->nchunk, 8);
 	L->group_owner = lk_link_alloc(L, L->nmg, 4);
@@ -101,7 +100,7 @@ static int lk_layout_alloc(struct lk_link *L)
 	L->item = lk_link_alloc(L, (lk_u64)L->nchunk + L->nop,
 				sizeof(struct lk_item));
 	return L->order && L->obj_pos && L->slot_order && L->comdat_win &&
-	       L->chunk_dead && L->alt_pick && L->chunk_vma && L->chunk_size &&
+	       L->chunk_dead && L->chunk_vma && L->chunk_size &&
 	       L->group_owner && L->group_run && L->class_off &&
 	       L->class_owner && L->sym_val && L->sym_sec && L->sym_known &&
 	       L->slot_done && L->os && L->os_seq && L->os_tmp && L->item;
@@ -154,6 +153,8 @@ static void lk_choose_comdats(struct lk_link *L)
 {
 	lk_u32 i, g, w;
 
+	if (L->ncomdat == 0)
+		return; /* chunk_dead stays all zero */
 	for (i = 0; i < L->ncomdat; i++)
 		L->comdat_win[i] = LK_NONE;
 	for (i = 0; i < L->nchunk; i++) {
@@ -184,23 +185,18 @@ static int lk_alt_beats(const struct lk_link *L, lk_u32 a, lk_u32 b)
 	       L->obj_pos[L->chunk[L->sym[b].ref].object];
 }
 
-/* Candidates in dead COMDAT copies are undefined, as in ld. */
-static void lk_choose_alts(struct lk_link *L)
+/* Candidates in dead COMDAT copies are undefined, as in ld. Computed
+ * when asked: ALT symbols are few, and a pass over every symbol is not. */
+lk_u32 lk_alt_pick(const struct lk_link *L, lk_u32 s)
 {
-	lk_u32 i, k, best;
+	const struct lk_symbol *y = &L->sym[s];
+	lk_u32 k, best = LK_NONE;
 
-	for (i = 0; i < L->nsym; i++) {
-		L->alt_pick[i] = LK_NONE;
-		if (L->sym[i].kind != LK_SYM_ALT)
-			continue;
-		best = LK_NONE;
-		for (k = L->sym[i].ref; k < L->sym[i].ref + L->sym[i].value;
-		     k++)
-			if (!L->chunk_dead[L->sym[k].ref] &&
-			    (best == LK_NONE || lk_alt_beats(L, k, best)))
-				best = k;
-		L->alt_pick[i] = best;
-	}
+	for (k = y->ref; k < y->ref + y->value; k++)
+		if (!L->chunk_dead[L->sym[k].ref] &&
+		    (best == LK_NONE || lk_alt_beats(L, k, best)))
+			best = k;
+	return best;
 }
 
 static void lk_choose_gaps(struct lk_link *L, struct lk_rng *rng)
@@ -254,9 +250,10 @@ lk_u32 lk_sym_outsec(const struct lk_link *L, lk_u32 s)
 	lk_u32 owner;
 
 	if (y->kind == LK_SYM_ALT) {
-		if (L->alt_pick[s] == LK_NONE)
+		s = lk_alt_pick(L, s);
+		if (s == LK_NONE)
 			return LK_NONE;
-		y = &L->sym[L->alt_pick[s]];
+		y = &L->sym[s];
 	}
 	switch (y->kind) {
 	case LK_SYM_CHUNK:
@@ -288,9 +285,10 @@ static int lk_sym_now(const struct lk_link *L, lk_u32 s, int final, lk_u64 *v)
 	lk_u32 owner;
 
 	if (y->kind == LK_SYM_ALT) {
-		if (L->alt_pick[s] == LK_NONE)
+		s = lk_alt_pick(L, s);
+		if (s == LK_NONE)
 			return 0;
-		y = &L->sym[L->alt_pick[s]];
+		y = &L->sym[s];
 	}
 	switch (y->kind) {
 	case LK_SYM_CHUNK:
@@ -703,7 +701,6 @@ int lk_link_layout(struct lk_link *L, struct lk_rng *rng)
 	lk_layout_reset(L);
 	lk_order_objects(L, rng);
 	lk_choose_comdats(L);
-	lk_choose_alts(L);
 	lk_choose_gaps(L, rng);
 	for (lk_u32 s = 0; s < L->nslot; s++)
 		lk_order_slot(L, s, rng);
