@@ -3,46 +3,53 @@
  * bounds-checked, output never passes dst_len, and each step consumes input
  * so any stream ends (success or error).
  *
- * Speed: Huffman codes decode through one lookup in a 2^10 (literal/length)
+ * Speed: Huffman codes decode through one lookup in a 2^11 (literal/length)
  * or 2^8 (distance) entry table, with second-level tables for longer codes.
  * A 64-bit bit buffer is refilled branch-free with one unaligned load while
  * at least 16 input bytes remain, and one refill serves up to three
- * literals (the common case in object code) before the loop checks again;
- * matches are copied 8 bytes at a time while at least LK_ROOM output bytes
- * remain. Adler-32 sums eight bytes per step in 16-bit lanes. Near either end a
- * careful loop with per-symbol checks takes over; past the end of the input it
- * feeds zero bytes and counts them (pad) so a truncated stream is detected the
- * moment a real bit is missing. Uses about 9 KiB of stack.
+ * literals (the common case in object code) before the loop checks again.
+ * An entry's low byte is its code length, used as the shift count as is; a
+ * length or distance code leaves the buffer with its extra bits in one
+ * shift, and the next literal/length entry is loaded before each refill and
+ * before a match is copied, off the critical path. Matches are copied 8
+ * bytes at a time (two words without a loop for the common short match)
+ * while at least LK_ROOM output bytes remain. Adler-32 sums eight bytes per
+ * step in 16-bit lanes. Near either end a careful loop with per-symbol
+ * checks takes over; past the end of the input it feeds zero bytes and
+ * counts them (pad) so a truncated stream is detected the moment a real bit
+ * is missing. Uses about 13 KiB of stack.
  */
 #include "linkkit.h"
 
-#define LK_LBITS 10 /* primary literal/length table index bits */
+#define LK_LBITS 11 /* primary literal/length table index bits */
 #define LK_DBITS 8  /* primary distance table index bits */
 #define LK_CBITS 7  /* code-length code: max length 7, no subtables */
 /*
  * Table capacities. In a complete canonical code the longer codes fill the
  * primary slots in order, so a subtable holding codes of one length has as
  * many entries as codes, and those mixing lengths have distinct index bits
- * (at most 15 - root of them). Hence at most 2^10 + 286 + (2^5+...+2) =
- * 1372 literal/length entries and 2^8 + 30 + (2^7+...+2) = 540 distance
+ * (at most 15 - root of them). Hence at most 2^11 + 286 + (2^4+...+2) =
+ * 2364 literal/length entries and 2^8 + 30 + (2^7+...+2) = 540 distance
  * entries; lk_build still refuses to pass the capacity.
  */
-#define LK_LCAP 1372
+#define LK_LCAP 2364
 #define LK_DCAP 540
-/* Two literals, the longest match and one 8-byte overshoot. */
-#define LK_ROOM (2 + 258 + 8)
+/* Two literals, the longest match and at most 13 bytes of overshoot (a
+ * 3-byte match written as two words). */
+#define LK_ROOM (2 + 258 + 16)
 
 /*
- * Table entry: bits 0-4 bits to drop, 5-7 kind, 8-11 extra bits (or the
- * subtable's index bits), 16-31 value (literal, base, symbol or offset).
+ * Table entry: bits 0-7 bits to drop (the whole low byte, so it serves as a
+ * shift count as is), 8-10 kind, 11-14 extra bits (or the subtable's index
+ * bits), 16-31 value (literal, base, symbol or offset).
  */
 enum { LK_K_LIT, LK_K_LEN, LK_K_EOB, LK_K_SUB, LK_K_BAD };
 #define LK_E(kind, x, val) \
-	((lk_u32)(kind) << 5 | (lk_u32)(x) << 8 | (lk_u32)(val) << 16)
-#define LK_EN(e) ((e)&31)
-#define LK_EKIND(e) (((e) >> 5) & 7)
-#define LK_ISLIT(e) (((e) & (7u << 5)) == 0) /* LK_K_LIT is 0 */
-#define LK_EX(e) (((e) >> 8) & 15)
+	((lk_u32)(kind) << 8 | (lk_u32)(x) << 11 | (lk_u32)(val) << 16)
+#define LK_EN(e) ((lk_u8)(e))
+#define LK_EKIND(e) (((e) >> 8) & 7)
+#define LK_ISLIT(e) (((e) & (7u << 8)) == 0) /* LK_K_LIT is 0 */
+#define LK_EX(e) (((e) >> 11) & 15)
 #define LK_EVAL(e) ((e) >> 16)
 #define LK_MASK(n) ((1u << (n)) - 1)
 
@@ -375,13 +382,29 @@ static int lk_dynamic(struct lk_inf *s)
 		LK_DROP(LK_EX(e));                                 \
 	} while (0)
 
+/* Length or distance entry not yet dropped: the code and its extra bits
+ * leave the bit buffer in one shift. */
+#define LK_CODE_EXTRA(v, e)                                         \
+	do {                                                        \
+		v = LK_EVAL(e) +                                    \
+		    ((lk_u32)(bb >> LK_EN(e)) & LK_MASK(LK_EX(e))); \
+		LK_DROP(LK_EN(e) + LK_EX(e));                       \
+	} while (0)
+
 static void lk_copy_fast(lk_u8 *out, lk_u32 dist, lk_u32 len)
 {
 	const lk_u8 *from = out - dist;
 	lk_u8 *end = out + len;
 
 	if (dist >= 8) {
-		/* Each load reads only bytes already written. */
+		/* Each load reads only bytes already written; most matches
+		 * are at most 16 bytes and take no loop. */
+		*(lk_unal64 *)out = *(const lk_unal64 *)from;
+		*(lk_unal64 *)(out + 8) = *(const lk_unal64 *)(from + 8);
+		if (len <= 16)
+			return;
+		out += 16;
+		from += 16;
 		do {
 			*(lk_unal64 *)out = *(const lk_unal64 *)from;
 			out += 8;
@@ -411,38 +434,77 @@ static int lk_codes(struct lk_inf *s)
 	lk_u32 e, len, dist;
 
 	for (;;) {
-		while (in_end - in >= 16 && out_end - out >= LK_ROOM) {
-			/* 56+ bits: up to three literal/length codes (15 bits
-			 * each) and 5 length extra bits; refilled again for the
-			 * distance (15 + 13 bits). Two refills read at most 15
-			 * input bytes. */
+#define LK_ROOMY (in_end - in >= 16 && out_end - out >= LK_ROOM)
+#define LK_NEXT() (e = lt[(lk_u32)bb & LK_MASK(LK_LBITS)])
+		if (LK_ROOMY) {
 			LK_REFILL_FAST();
-			LK_LOOKUP(e, lt, LK_LBITS);
-			if (LK_ISLIT(e)) {
-				*out++ = (lk_u8)LK_EVAL(e);
-				LK_LOOKUP(e, lt, LK_LBITS);
+			LK_NEXT();
+		}
+		if (LK_ROOMY)
+			do {
+				/* e is the primary entry for the next bits,
+				 * which the refill leaves in place (10+ bits).
+				 * Then 56+ bits: up to three literal/length
+				 * codes (15 bits each) and 5 length extra bits;
+				 * refilled again for the distance (15 + 13
+				 * bits). Two refills read at most 15 input
+				 * bytes. */
+				LK_REFILL_FAST();
 				if (LK_ISLIT(e)) {
+					LK_DROP(LK_EN(e));
 					*out++ = (lk_u8)LK_EVAL(e);
-					LK_LOOKUP(e, lt, LK_LBITS);
+					LK_NEXT();
 					if (LK_ISLIT(e)) {
+						LK_DROP(LK_EN(e));
 						*out++ = (lk_u8)LK_EVAL(e);
+						LK_NEXT();
+						if (LK_ISLIT(e)) {
+							LK_DROP(LK_EN(e));
+							*out++ = (lk_u8)LK_EVAL(
+								e);
+							LK_NEXT();
+							continue;
+						}
+					}
+				}
+				/* A primary entry that is not a literal; 36+
+				 * bits. */
+				if (LK_EKIND(e) == LK_K_SUB) {
+					LK_DROP(LK_LBITS);
+					e = lt[LK_EVAL(e) +
+					       ((lk_u32)bb &
+						LK_MASK(LK_EX(e)))];
+					if (LK_ISLIT(e)) {
+						LK_DROP(LK_EN(e));
+						*out++ = (lk_u8)LK_EVAL(e);
+						LK_NEXT();
 						continue;
 					}
 				}
-			}
-			if (LK_EKIND(e) != LK_K_LEN)
-				goto end;
-			LK_EXTRA(len, e);
-			LK_REFILL_FAST();
-			LK_LOOKUP(e, dt, LK_DBITS);
-			if (LK_EKIND(e) != LK_K_LEN)
-				goto bad;
-			LK_EXTRA(dist, e);
-			if (dist > (lk_size)(out - out_beg))
-				goto bad;
-			lk_copy_fast(out, dist, len);
-			out += len;
-		}
+				if (LK_EKIND(e) != LK_K_LEN) {
+					LK_DROP(LK_EN(e));
+					goto end;
+				}
+				LK_CODE_EXTRA(len, e);
+				LK_REFILL_FAST();
+				e = dt[(lk_u32)bb & LK_MASK(LK_DBITS)];
+				if (LK_EKIND(e) == LK_K_SUB) {
+					LK_DROP(LK_DBITS);
+					e = dt[LK_EVAL(e) +
+					       ((lk_u32)bb &
+						LK_MASK(LK_EX(e)))];
+				}
+				if (LK_EKIND(e) != LK_K_LEN)
+					goto bad;
+				LK_CODE_EXTRA(dist, e);
+				if (dist > (lk_size)(out - out_beg))
+					goto bad;
+				/* 28+ bits left: look up the next code while
+				 * the match is copied. */
+				LK_NEXT();
+				lk_copy_fast(out, dist, len);
+				out += len;
+			} while (LK_ROOMY);
 		/* Careful path: one symbol with every check. */
 		s->in = in;
 		s->bb = bb;

@@ -136,7 +136,7 @@ void lk_rng_wipe(struct lk_rng *r);
  * output larger than dst_len). Never reads or writes out of bounds.
  * The stream must end exactly at src_len (no trailing bytes). Bytes of dst
  * past *out_len (but inside dst_len) may be scribbled on (8-byte match
- * copies). Needs about 9 KiB of stack; no allocation. */
+ * copies). Needs about 13 KiB of stack; no allocation. */
 int lk_inflate_zlib(const void *src, lk_size src_len, void *dst,
 		    lk_size dst_len, lk_size *out_len);
 /* Raw DEFLATE (RFC 1951) without the zlib wrapper; *src_used gets the bytes
