@@ -22,21 +22,24 @@ struct fix {
 	lk_u32 y_start, y_afn, y_cvar, y_end, y_etext;
 };
 
+/* One output section holding exactly one slot. */
+static void plan_one_slot(struct pb *b, lk_u16 flags, lk_u32 outsec,
+			  lk_u32 slot)
+{
+	pb_op(b, LK_S_SECTION, flags, outsec, 0);
+	pb_op(b, LK_S_SLOT, 0, slot, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+}
+
 static void fix_plan(struct fix *f)
 {
 	struct pb *b = f->b;
 
 	pb_op(b, LK_E_CONST, 0, 0, VBASE);
 	pb_op(b, LK_E_CONST, 0, 0, PBASE);
-	pb_op(b, LK_S_SECTION, LK_SEC_VMA | LK_SEC_LMA, f->t_text, 0);
-	pb_op(b, LK_S_SLOT, 0, 0, 0);
-	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
-	pb_op(b, LK_S_SECTION, 0, f->t_data, 0);
-	pb_op(b, LK_S_SLOT, 0, 1, 0);
-	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
-	pb_op(b, LK_S_SECTION, 0, f->t_bss, 0);
-	pb_op(b, LK_S_SLOT, 0, 2, 0);
-	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	plan_one_slot(b, LK_SEC_VMA | LK_SEC_LMA, f->t_text, 0);
+	plan_one_slot(b, 0, f->t_data, 1);
+	plan_one_slot(b, 0, f->t_bss, 2);
 	pb_op(b, LK_E_DOT, 0, 0, 0);
 	pb_op(b, LK_E_CONST, 0, 0, 0x200000);
 	pb_op(b, LK_E_ALIGN2, 0, 0, 0);
@@ -1075,15 +1078,9 @@ static void cfix_plan(struct cfix *f)
 
 	pb_op(b, LK_E_CONST, 0, 0, VBASE);
 	pb_op(b, LK_E_CONST, 0, 0, PBASE);
-	pb_op(b, LK_S_SECTION, LK_SEC_VMA | LK_SEC_LMA, f->t_text, 0);
-	pb_op(b, LK_S_SLOT, 0, 0, 0);
-	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
-	pb_op(b, LK_S_SECTION, 0, f->t_rod, 0);
-	pb_op(b, LK_S_SLOT, 0, 1, 0);
-	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
-	pb_op(b, LK_S_SECTION, 0, f->t_data, 0);
-	pb_op(b, LK_S_SLOT, 0, 2, 0);
-	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	plan_one_slot(b, LK_SEC_VMA | LK_SEC_LMA, f->t_text, 0);
+	plan_one_slot(b, 0, f->t_rod, 1);
+	plan_one_slot(b, 0, f->t_data, 2);
 }
 
 static void cfix_make(struct cfix *f)
