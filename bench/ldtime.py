@@ -19,37 +19,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'test', 'diff'))
 from elfcmp import compare  # noqa: E402
-from mkgap import gap_asm  # noqa: E402
 # The same linker command lines as the differential test, so the timed
 # links are the ones whose output is compared there.
-from seeds import LD, run  # noqa: E402
-
-
-def first_line(s):
-    return (s.strip().split('\n') or [''])[0]
-
-
-def layout_objects(lk, kit, seed, policy, objdir, w):
-    """Links the kit with the seed; returns (kit ELF, object list) or an error."""
-    kelf, gap_s, gap_o = (os.path.join(w, f) for f in ('kit.elf', 'gap.s', 'gap.o'))
-    rc, out, err = run([lk, 'link', '--seed', seed, '--print-layout', '-o', kelf, kit])
-    if rc:
-        return None, 'linkkit link: ' + first_line(err)
-    layout = out.splitlines()
-    with open(policy) as f, open(gap_s, 'w') as g:
-        g.write(gap_asm(f, layout))
-    rc, _, err = run(['as', '--64', gap_s, '-o', gap_o])
-    if rc:
-        return None, 'gap object: ' + first_line(err)
-    objs = []
-    for line in layout:
-        wds = line.split()
-        if wds and wds[0] == 'object':
-            if wds[1] == 'gap':
-                objs.append(gap_o)
-            elif wds[1] != '<got>':
-                objs.append(os.path.join(objdir, wds[1]))
-    return kelf, objs
+from seeds import LD, first_line, layout_objects, run  # noqa: E402
 
 
 def child_cpu_ms():

@@ -24,18 +24,23 @@ def run(cmd):
     return p.returncode, p.stdout, p.stderr
 
 
-def one_seed(a, seed):
-    name, lk, kit, objdir, linker, _, policy, script, w = a
-    kelf, gap_s, gap_o, ref = (os.path.join(w, f) for f in ('kit.elf', 'gap.s', 'gap.o', 'ref.elf'))
+def first_line(s):
+    return (s.strip().split('\n') or [''])[0]
+
+
+def layout_objects(lk, kit, seed, policy, objdir, w):
+    """Links the kit with the seed; returns (kit ELF, the objects in the
+    printed order with a gap object of the printed sizes) or (None, error)."""
+    kelf, gap_s, gap_o = (os.path.join(w, f) for f in ('kit.elf', 'gap.s', 'gap.o'))
     rc, out, err = run([lk, 'link', '--seed', seed, '--print-layout', '-o', kelf, kit])
     if rc:
-        return 'linkkit link failed: ' + err.strip().split('\n')[0]
+        return None, 'linkkit link failed: ' + first_line(err)
     layout = out.splitlines()
     with open(policy) as f, open(gap_s, 'w') as g:
         g.write(gap_asm(f, layout))
     rc, _, err = run(['as', '--64', gap_s, '-o', gap_o])
     if rc:
-        return 'gap object failed: ' + err.strip().split('\n')[0]
+        return None, 'gap object failed: ' + first_line(err)
     objs = []
     for line in layout:
         wds = line.split()
@@ -44,9 +49,18 @@ def one_seed(a, seed):
                 objs.append(gap_o)
             elif wds[1] != '<got>':
                 objs.append(os.path.join(objdir, wds[1]))
+    return kelf, objs
+
+
+def one_seed(a, seed):
+    name, lk, kit, objdir, linker, _, policy, script, w = a
+    ref = os.path.join(w, 'ref.elf')
+    kelf, objs = layout_objects(lk, kit, seed, policy, objdir, w)
+    if kelf is None:
+        return objs
     rc, _, err = run(LD[linker] + ['-T', script, '-o', ref] + objs)
     if rc:
-        return f'ld.{linker} failed: ' + err.strip().split('\n')[0]
+        return f'ld.{linker} failed: ' + first_line(err)
     return compare(kelf, ref)
 
 
