@@ -4,6 +4,7 @@
  * (linkkit/rules.mk builds with -fno-tree-loop-distribute-patterns and the
  * freestanding-check test verifies no such call slipped in).
  */
+#include "cpu.h"
 #include "linkkit.h"
 
 /* Word access that is allowed to be unaligned and to alias anything. */
@@ -11,41 +12,18 @@ typedef lk_uptr __attribute__((may_alias, aligned(1))) lk_unal_word;
 
 #define LK_WORD sizeof(lk_uptr)
 
-/* AddressSanitizer cannot see inside asm: its builds keep the C loops. */
-#if defined(__SANITIZE_ADDRESS__)
-#define LK_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define LK_ASAN 1
-#endif
-#endif
-
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(LK_ASAN)
+#if defined(__x86_64__) || defined(__i386__)
 #define LK_STRING_OPS 1
 /*
  * rep movsb/stosb only where CPUID reports ERMS (fast strings): there it
  * moves whole lines without first reading the destination, which the word
  * loops must do. Elsewhere, notably QEMU's TCG (no ERMS), it runs a byte at
- * a time and the word loops are much faster. Asked once.
+ * a time and the word loops are much faster. ASAN builds get no ERMS bit
+ * (it cannot see inside asm), so they keep the C loops.
  */
 static int lk_erms(void)
 {
-	static int erms = -1;
-	lk_u32 a, b, c, d;
-
-	if (erms < 0) {
-		__asm__ volatile("cpuid"
-				 : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-				 : "a"(0), "c"(0));
-		erms = 0;
-		if (a >= 7) {
-			__asm__ volatile("cpuid"
-					 : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-					 : "a"(7), "c"(0));
-			erms = (b >> 9) & 1;
-		}
-	}
-	return erms;
+	return (lk_cpu_features() & LK_CPU_ERMS) != 0;
 }
 #endif
 

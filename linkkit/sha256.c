@@ -1,6 +1,7 @@
 /* SHA-256 (FIPS 180-4): kit integrity and the RNG's key derivation. The
  * compression runs on SHA-NI when the build and the CPU allow it
  * (sha256_ni.c), else on the portable code below. */
+#include "cpu.h"
 #include "sha256_impl.h"
 
 const lk_u32 lk_sha256_k[64] = {
@@ -91,7 +92,9 @@ static int lk_sha256_ni = -1;
 int lk_sha256_select(int mode)
 {
 #ifdef LK_SHA256_HAVE_NI
-	lk_sha256_ni = mode == LK_SHA256_AUTO && lk_sha256_ni_cpu();
+	lk_sha256_ni =
+		mode == LK_SHA256_NI ||
+		(mode == LK_SHA256_AUTO && (lk_cpu_features() & LK_CPU_SHA));
 #else
 	(void)mode;
 	lk_sha256_ni = 0;

@@ -16,16 +16,16 @@ void lk_sha256_blocks_portable(lk_u32 st[8], const lk_u8 *p, lk_size n);
  * code. */
 #if defined(__x86_64__) && defined(__SSE2__)
 #define LK_SHA256_HAVE_NI 1
-/* 1 if CPUID reports SHA, SSSE3 and SSE4.1; asked once. */
-int lk_sha256_ni_cpu(void);
 /* The same as lk_sha256_blocks_portable with the SHA extensions. */
 void lk_sha256_blocks_ni(lk_u32 st[8], const lk_u8 *p, lk_size n);
 #endif
 
 /* Which compression lk_sha256_update uses, for tests and the bench:
- * LK_SHA256_AUTO (SHA-NI when built and the CPU has it) or
- * LK_SHA256_PORTABLE. Returns 1 if SHA-NI is now in use. */
-enum { LK_SHA256_AUTO, LK_SHA256_PORTABLE };
+ * LK_SHA256_AUTO (SHA-NI when built and lk_cpu_features() has LK_CPU_SHA),
+ * LK_SHA256_PORTABLE, or LK_SHA256_NI (SHA-NI when built, whatever
+ * lk_cpu_features() says: for tests under ASAN, where it says 0; the
+ * caller checks lk_cpu_probe()). Returns 1 if SHA-NI is now in use. */
+enum { LK_SHA256_AUTO, LK_SHA256_PORTABLE, LK_SHA256_NI };
 int lk_sha256_select(int mode);
 
 #endif

@@ -2,7 +2,8 @@
  * SHA-256 compression on the x86 SHA extensions (SHA-NI). Only the
  * functions below use SSE, through their target attribute, so the file
  * needs no special flags and no <immintrin.h> (which pulls in libc
- * headers). sha256.c calls them only when CPUID reports the extensions.
+ * headers). sha256.c calls them only when lk_cpu_features() reports the
+ * extensions.
  *
  * SHA256RNDS2 keeps the state as two registers, {A,B,E,F} and {C,D,G,H}
  * (A, C in the top lane), and does two rounds per instruction with W+K
@@ -25,28 +26,6 @@ typedef unsigned int lk_v4u
 	__attribute__((vector_size(16), aligned(1), may_alias));
 
 #define LK_NI_TARGET __attribute__((target("sha,ssse3,sse4.1")))
-
-static void lk_cpuid(lk_u32 leaf, lk_u32 sub, lk_u32 r[4])
-{
-	__asm__ volatile("cpuid"
-			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
-			 : "a"(leaf), "c"(sub));
-}
-
-int lk_sha256_ni_cpu(void)
-{
-	lk_u32 r[4];
-
-	lk_cpuid(0, 0, r);
-	if (r[0] < 7)
-		return 0;
-	lk_cpuid(1, 0, r);
-	/* ECX bit 9 SSSE3 (byte swap, alignr), bit 19 SSE4.1 (blends). */
-	if (!(r[2] & (1u << 9)) || !(r[2] & (1u << 19)))
-		return 0;
-	lk_cpuid(7, 0, r);
-	return (r[1] >> 29) & 1; /* EBX bit 29: SHA */
-}
 
 LK_NI_TARGET static lk_v4 lk_ni_rnds2(lk_v4 cdgh, lk_v4 abef, lk_v4 wk)
 {

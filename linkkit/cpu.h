@@ -1,0 +1,28 @@
+/*
+ * CPU features the core's fast paths depend on, from one CPUID helper
+ * (linkkit/cpu_x86.c). Every path chosen by these bits has a portable
+ * twin that runs where the bit is clear: the BIOS stage, QEMU's default
+ * CPU, sanitizer builds.
+ */
+#ifndef LK_CPU_H
+#define LK_CPU_H
+
+#include "lk_types.h"
+
+#define LK_CPU_ERMS 0x1u /* fast rep movsb/stosb */
+#define LK_CPU_SHA 0x2u	 /* SHA + SSSE3 + SSE4.1 (what sha256_ni.c needs) */
+#define LK_CPU_SSSE3 0x4u
+/* AVX2 AND the firmware/OS enabled XMM+YMM state: CPUID.1:ECX OSXSAVE then
+ * XGETBV(0) & 6 == 6. UEFI firmware often leaves YMM off: then no AVX2. */
+#define LK_CPU_AVX2 0x8u
+#define LK_CPU_BMI2 0x10u
+
+/* Asked once, cached; 0 on non-x86 and under ASAN (AddressSanitizer cannot
+ * see into the asm some fast paths use, so its builds take the C paths). */
+lk_u32 lk_cpu_features(void);
+
+/* What CPUID reports now, ASAN or not, not cached: for tests that call a
+ * fast path directly to compare it with the portable one. */
+lk_u32 lk_cpu_probe(void);
+
+#endif

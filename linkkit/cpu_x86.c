@@ -1,0 +1,87 @@
+/*
+ * The one place the core asks CPUID (and XGETBV). Under a hypervisor each
+ * CPUID is a VM exit, so lk_cpu_features asks once per boot. The BIOS
+ * stage runs this too: CPUID exists on every CPU it supports (486+).
+ */
+#include "cpu.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define LK_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LK_ASAN 1
+#endif
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+
+static void lk_cpuid(lk_u32 leaf, lk_u32 r[4])
+{
+	__asm__ volatile("cpuid"
+			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+			 : "a"(leaf), "c"(0));
+}
+
+/* AVX2 needs the OS (here: the firmware or the stage) to have enabled
+ * the XMM and YMM state in XCR0; with only the CPUID bit set, the first
+ * VEX instruction faults. XGETBV exists only when OSXSAVE is set. */
+static int lk_ymm_enabled(lk_u32 ecx1)
+{
+	lk_u32 lo, hi;
+
+	if (!(ecx1 & (1u << 27)) || !(ecx1 & (1u << 28))) /* OSXSAVE, AVX */
+		return 0;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return (lo & 6) == 6;
+}
+
+lk_u32 lk_cpu_probe(void)
+{
+	lk_u32 r[4], max, ecx1, f = 0;
+
+	lk_cpuid(0, r);
+	max = r[0];
+	if (max < 1)
+		return 0;
+	lk_cpuid(1, r);
+	ecx1 = r[2];
+	if (ecx1 & (1u << 9))
+		f |= LK_CPU_SSSE3;
+	if (max < 7)
+		return f;
+	lk_cpuid(7, r);
+	if (r[1] & (1u << 9))
+		f |= LK_CPU_ERMS;
+	if (r[1] & (1u << 8))
+		f |= LK_CPU_BMI2;
+	/* sha256_ni.c also byte-swaps with pshufb (SSSE3), blends (SSE4.1). */
+	if ((r[1] & (1u << 29)) && (f & LK_CPU_SSSE3) && (ecx1 & (1u << 19)))
+		f |= LK_CPU_SHA;
+	if ((r[1] & (1u << 5)) && lk_ymm_enabled(ecx1))
+		f |= LK_CPU_AVX2;
+	return f;
+}
+
+#else
+
+lk_u32 lk_cpu_probe(void)
+{
+	return 0;
+}
+
+#endif
+
+lk_u32 lk_cpu_features(void)
+{
+	/* Bit 31 marks "asked"; no feature uses it. */
+	static lk_u32 cached;
+
+#ifdef LK_ASAN
+	(void)cached;
+	return 0;
+#else
+	if (!cached)
+		cached = lk_cpu_probe() | 0x80000000u;
+	return cached & 0x7fffffffu;
+#endif
+}
