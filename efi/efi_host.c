@@ -257,7 +257,7 @@ void eb_release_all(struct eb_state *s)
 {
 	UINTN i;
 
-	for (i = 0; i < s->nregions; i++) {
+	for (i = 0; i < s->nregions && !s->keep_released; i++) {
 		struct eb_region *r = &s->regions[i];
 		lk_wipe((void *)(lk_uptr)r->addr, (lk_size)r->pages << 12);
 		s->st->BootServices->FreePages(r->addr, r->pages);

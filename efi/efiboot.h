@@ -47,6 +47,9 @@ struct eb_state {
 	/* Leak-test builds only (efi/leaktest.c): sees every page region
 	 * as it is allocated. LK_NULL in production. */
 	void (*page_hook)(struct eb_state *s, struct eb_region *r, lk_u64 size);
+	/* Leak-test -neg build only: eb_release_all neither wipes nor frees
+	 * (what a failed relink held stays, as if it were forgotten). */
+	int keep_released;
 };
 
 /* efi_host.c */
@@ -65,7 +68,7 @@ lk_u64 eb_rdtsc(void);
 void *eb_pages(struct eb_state *s, lk_u64 size, lk_u64 max_addr, int wipe);
 void *eb_pages_at(struct eb_state *s, lk_u64 addr, lk_u64 size, int wipe,
 		  EFI_STATUS *st);
-/* Wipes (if marked) and frees every recorded region. */
+/* Wipes and frees every recorded region. */
 void eb_release_all(struct eb_state *s);
 /* Wipes every region marked as secret (usable after ExitBootServices). */
 void eb_wipe_secret_regions(struct eb_state *s);

@@ -12,8 +12,10 @@
  *    boot-services scrub), and a static buffer in the image (loader code,
  *    scrubbed by the trampoline).
  * Built with -DLEAKTEST_NEGATIVE it is the negative control: frees are
- * dropped and secret pages are not marked for wiping, as if a scrub had
- * been forgotten; the scan must then find something.
+ * dropped, secret pages are not marked for wiping and eb_release_all
+ * (what a failed relink held, before the fallback) neither wipes nor
+ * frees, as if a scrub had been forgotten; the scan must then find
+ * something.
  */
 #include "efiboot.h"
 #include "../test/qemu/leak-canary.h"
@@ -83,6 +85,9 @@ void eb_variant_init(struct eb_state *s)
 	s->host.alloc = eb_lt_tagged_alloc;
 	s->host.free = eb_lt_tagged_free;
 	s->page_hook = eb_lt_pages;
+#ifdef LEAKTEST_NEGATIVE
+	s->keep_released = 1;
+#endif
 	leak_fill(eb_lt_static, sizeof(eb_lt_static), LEAK_KIND_STATIC);
 	eb_lt_fill_stack(s);
 	eb_print(s, "LEAKTEST build: canaries in allocations, stack and "

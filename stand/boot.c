@@ -57,6 +57,7 @@ struct relink {
 	lk_u32 kit_size;
 	lk_u64 payload_size, elfv_size;
 	struct lk_link *link;
+	lk_u64 image_lo, image_hi; /* written at its load address */
 };
 
 /* The link state, the payload and the kit: wiped and freed, so that
@@ -79,9 +80,14 @@ static void relink_drop_inputs(struct stand *s, struct relink *r)
 static void relink_wipe(struct stand *s, struct relink *r)
 {
 	relink_drop_inputs(s, r);
-	/* A layout that was not booted still tells how this kit links. */
+	/* A layout that was not booted still tells how this kit links. Its
+	 * image, whole or partly written, is that layout: the fallback may
+	 * load elsewhere or end sooner, so it would survive. */
 	if (r->elfv)
 		lk_wipe(r->elfv, (lk_size)r->elfv_size);
+	if (r->image_hi > r->image_lo && !s->keep_failed_image)
+		lk_wipe((void *)(lk_uptr)r->image_lo,
+			(lk_size)(r->image_hi - r->image_lo));
 	lk_wipe(r, sizeof(*r));
 }
 
@@ -134,6 +140,8 @@ static int relink_link(struct stand *s, struct relink *r, lk_u64 *t,
 		lk_link_dump_layout(r->link, LK_LOG_DEBUG);
 	if (stand_check_range(s, s->cfg.kit, info.load_lo, info.load_hi))
 		return -1;
+	r->image_lo = info.load_lo;
+	r->image_hi = info.load_hi;
 	if (lk_link_write(r->link, (void *)(lk_uptr)info.load_lo, &s->rng))
 		return -1;
 	phase(s, "link", t);
@@ -236,6 +244,9 @@ static void boot_fallback(struct stand *s)
 					      &ho.shentsize, &ho.shstrndx,
 					      &used) == 0)
 		ho.shdrs = view;
+	/* Loaded and viewed: like every host.alloc buffer, gone before the
+	 * jump (the view and the image are copies). */
+	stand_free_file(s, elf, size);
 	ho.load_lo = img.load_lo;
 	ho.load_hi = img.load_hi;
 	ho.entry = img.entry_lma;

@@ -11,7 +11,8 @@
  *  - the unused stage stack and a static buffer (the stub's stage wipe),
  *  - the disk bounce buffer (disk_wipe_bounce).
  * Built with -DLEAKTEST_NEGATIVE it is the negative control: frees are
- * dropped, as if a path forgot them; the scan must then find the tags.
+ * dropped, as if a path forgot them, and a failed relink's image is not
+ * wiped; the scan must then find the tags (and that image).
  */
 #include "bios.h"
 #include "stand.h"
@@ -63,6 +64,9 @@ void stand_variant_init(struct stand *s)
 {
 	s->host.alloc = lt_alloc;
 	s->host.free = lt_free;
+#ifdef LEAKTEST_NEGATIVE
+	s->keep_failed_image = 1;
+#endif
 	leak_fill(lt_static, sizeof(lt_static), LEAK_KIND_STATIC);
 	leak_fill((void *)(lk_uptr)STAND_BOUNCE, STAND_BOUNCE_SECTORS * 512u,
 		  LEAK_KIND_STATIC);

@@ -33,6 +33,9 @@ struct stand {
 	 * fallback must be signed by it. */
 	int have_key;
 	struct lk_pubkey key;
+	/* Leak-test -neg build only (stand/leaktest.c): a failed relink's
+	 * image is not wiped, the negative control of that wipe. */
+	int keep_failed_image;
 };
 
 /* host.c */

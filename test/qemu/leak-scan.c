@@ -14,6 +14,11 @@
  * --seed-file FILE adds SEED.BIN's bytes to the seed kind; --no-layout is
  * for boots without debug_seed: the kinds that depend on the layout are
  * left out and the kernel's range is widened by every gap's maximum.
+ * --fallback ELF is for a kit that fails late (test/qemu/kit-overflow.py):
+ * the host's lk_link_write must fail as the stage's did, its image as
+ * written so far is the image kind, and the kernel that runs is ELF: its
+ * load range is the one skipped (it must hold exactly ELF's image), its
+ * entry the one printed, and its file, image and ELF view are legitimate.
  *
  * Prints `ok PREFIX-KIND` / `not ok PREFIX-KIND: ...` per kind. The kernel's
  * own load range is excluded: its code and data are the layout by
@@ -34,6 +39,7 @@
 #include <unistd.h>
 
 #include "../../linkkit/link_internal.h"
+#include "../../linkkit/mb2.h"
 #include "leak-canary.h"
 
 #define WIN 32	       /* needle length */
@@ -82,9 +88,10 @@ static size_t nneedles[K_NKINDS];
 static struct finding found[K_NKINDS];
 static const char *prefix = "leak";
 
-/* Legitimate bytes: what the kernel receives (its image, its ELF view). */
-static const uint8_t *legit[2];
-static size_t legit_len[2];
+/* Legitimate bytes: what the kernel receives (its image, its ELF view)
+ * and, for a fallback boot, the fallback's file (public, read from disk). */
+static const uint8_t *legit[3];
+static size_t legit_len[3];
 
 static void die(const char *fmt, ...)
 {
@@ -147,7 +154,7 @@ static int distinct_bytes(const uint8_t *p, size_t n)
 
 static int is_legit(const uint8_t *p, int skip_image)
 {
-	for (int i = skip_image ? 1 : 0; i < 2; i++)
+	for (int i = skip_image ? 1 : 0; i < 3; i++)
 		if (legit[i] && memmem(legit[i], legit_len[i], p, WIN))
 			return 1;
 	return 0;
@@ -254,6 +261,12 @@ struct secrets {
 	size_t seed_file_len;
 	uint8_t *stream; /* keystream blocks 0..counter */
 	size_t stream_len;
+	/* --fallback: the kernel that really boots, and where the failed
+	 * link would have put its own. */
+	const char *fb_path;
+	uint8_t *fb, *fb_image, *fb_view;
+	size_t fb_len, fb_image_len, fb_view_len;
+	uint64_t link_lo, link_hi;
 };
 
 /* Repeats the stage's relink with the debug seed. */
@@ -281,12 +294,52 @@ static void relink(struct secrets *S)
 	S->entry_lma = info.entry_lma;
 	S->image_len = info.load_hi - info.load_lo;
 	S->image = calloc(1, S->image_len + 1);
-	if (!S->image || lk_link_write(S->L, S->image, &S->rng))
+	if (!S->image)
+		die("out of memory");
+	if (S->fb_path) {
+		/* Relocation errors do not stop the write: the image is whole
+		 * but for the failed fields, as in the stage. */
+		if (!lk_link_write(S->L, S->image, &S->rng))
+			die("the kit links: it does not fail late");
+		return;
+	}
+	if (lk_link_write(S->L, S->image, &S->rng))
 		die("link failed");
 	if (lk_link_elf_size(S->L, &v) || !(S->view = calloc(1, v.size)) ||
 	    lk_link_elf_emit(S->L, S->view, v.size, 0, &v))
 		die("ELF view failed");
 	S->view_len = v.size;
+}
+
+/* The fallback kernel as the stage loads it: the kernel that runs. */
+static void load_fallback(struct secrets *S)
+{
+	struct lk_elf_image img;
+	lk_u32 num, entsize, shndx;
+	lk_u64 used = 0;
+
+	S->fb = read_file(S->fb_path, &S->fb_len);
+	if (lk_elf_check(&host, S->fb, S->fb_len, S->fb_path, &img))
+		die("%s: not a loadable ELF", S->fb_path);
+	S->link_lo = S->load_lo;
+	S->link_hi = S->load_hi;
+	S->load_lo = img.load_lo;
+	S->load_hi = img.load_hi;
+	S->entry_lma = img.entry_lma;
+	S->fb_image_len = img.load_hi - img.load_lo;
+	S->fb_image = calloc(1, S->fb_image_len + 1);
+	if (!S->fb_image || lk_elf_load(&host, S->fb, S->fb_len, S->fb_image))
+		die("%s: does not load", S->fb_path);
+	if (lk_mb2_elf_view_from_file(S->fb, S->fb_len, NULL, 0, 0, &num,
+				      &entsize, &shndx, &used) ||
+	    !used)
+		return; /* no section headers: booted without the view */
+	S->fb_view = calloc(1, used);
+	S->fb_view_len = used;
+	if (!S->fb_view ||
+	    lk_mb2_elf_view_from_file(S->fb, S->fb_len, S->fb_view, used, 0,
+				      &num, &entsize, &shndx, &used))
+		die("%s: no ELF view", S->fb_path);
 }
 
 /* The generator's key (SHA-256 of the seed) and every block it made. */
@@ -370,7 +423,8 @@ static void add_secrets(struct secrets *S)
 	add_range(K_RNG, S->stream, S->stream_len, WIN / 2, 0);
 	add_range(K_SEED, S->seed, S->seed_len, WIN / 4, 0);
 	add_range(K_SEED, S->seed_text, strlen(S->seed_text), WIN / 4, 0);
-	add_range(K_IMAGE, S->image, S->image_len, WIN, 1);
+	/* A failed link's image is nobody's: every window is a secret. */
+	add_range(K_IMAGE, S->image, S->image_len, WIN, !S->fb_path);
 }
 
 static void record(int kind, uint64_t addr)
@@ -521,6 +575,47 @@ static size_t check_image(const struct dump *d, const struct secrets *S,
 			same += p[k] == S->image[k];
 	}
 	return same;
+}
+
+/* Whether the fallback's byte at load offset off is random at each boot
+ * (a PT_OPENBSD_RANDOMIZE segment: the stage fills it, the host cannot). */
+static int fallback_random(const struct secrets *S, uint64_t off)
+{
+	const Elf64_Ehdr *e = (const void *)S->fb;
+	uint64_t pa = S->load_lo + off;
+
+	for (int i = 0; i < e->e_phnum; i++) {
+		Elf64_Phdr ph;
+		memcpy(&ph, S->fb + e->e_phoff + (uint64_t)i * sizeof(ph),
+		       sizeof(ph));
+		if (ph.p_type == 0x65a3dbe6u && pa >= ph.p_paddr &&
+		    pa - ph.p_paddr < ph.p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A fallback boot, stopped before the fallback's first instruction ran:
+ * its whole load range must be exactly its image (lk_elf_check accepted
+ * the program headers), so nothing of the failed link survives inside
+ * the range the scan skips. Returns the bytes that differ, or -1 when
+ * the dump does not cover the range.
+ */
+static long check_fallback_range(const struct dump *d, const struct secrets *S)
+{
+	for (int i = 0; i < d->n; i++) {
+		const struct block *b = &d->b[i];
+		long diff = 0;
+		if (b->paddr > S->load_lo || b->paddr + b->len < S->load_hi)
+			continue;
+		const uint8_t *p = b->p + (S->load_lo - b->paddr);
+		for (size_t k = 0; k < S->fb_image_len; k++)
+			if (p[k] != S->fb_image[k] && !fallback_random(S, k))
+				diff++;
+		return diff;
+	}
+	return -1;
 }
 
 static void scan_dump(const struct dump *d, const struct secrets *S,
@@ -690,6 +785,8 @@ static void parse_args(int argc, char **argv, struct opts *o, struct secrets *S)
 			prefix = v;
 		else if (!strcmp(a, "--expect"))
 			o->expect = v;
+		else if (!strcmp(a, "--fallback"))
+			S->fb_path = v;
 		else if (!strcmp(a, "--seed-file"))
 			S->seed_file = read_file(v, &S->seed_file_len);
 		else
@@ -707,10 +804,12 @@ static void parse_args(int argc, char **argv, struct opts *o, struct secrets *S)
 static void build_needles(struct secrets *S)
 {
 	rng_secrets(S);
-	legit[0] = S->image;
-	legit_len[0] = S->image_len;
-	legit[1] = S->view;
-	legit_len[1] = S->view_len;
+	legit[0] = S->fb_path ? S->fb_image : S->image;
+	legit_len[0] = S->fb_path ? S->fb_image_len : S->image_len;
+	legit[1] = S->fb_path ? S->fb_view : S->view;
+	legit_len[1] = S->fb_path ? S->fb_view_len : S->view_len;
+	legit[2] = S->fb;
+	legit_len[2] = S->fb_len;
 	table_mask = (1u << 16) - 1;
 	table = calloc(table_mask + 1, sizeof(*table));
 	filter = calloc(1, (size_t)1 << (FILTER_BITS - 3));
@@ -720,6 +819,14 @@ static void build_needles(struct secrets *S)
 	for (int k = 0; k < K_ALLOC; k++)
 		if (!nneedles[k] && !(no_layout && layout_kind(k)))
 			die("no needle of kind %s", kind_name[k]);
+}
+
+static void print_needles(void)
+{
+	fprintf(stderr, "leak-scan: %s: needles:", prefix);
+	for (int k = 0; k < K_ALLOC; k++)
+		fprintf(stderr, " %s %zu", kind_name[k], nneedles[k]);
+	fprintf(stderr, "\n");
 }
 
 /* The per-kind result lines; non-zero when anything was found. */
@@ -744,6 +851,39 @@ static int report_all(const char *regs)
 	return bad;
 }
 
+/* The dump of a fallback boot: the fallback's range must hold exactly its
+ * image; everything else is scanned. */
+static int scan_fallback(const struct dump *d, const struct secrets *S,
+			 const struct opts *o)
+{
+	long diff = check_fallback_range(d, S);
+	uint64_t bytes;
+
+	if (diff) {
+		printf("not ok %s-dump: the fallback's range [0x%llx, 0x%llx) "
+		       "%s\n",
+		       prefix, (unsigned long long)S->load_lo,
+		       (unsigned long long)S->load_hi,
+		       diff < 0 ? "is not in the dump"
+				: "differs from its image (not this kernel, or "
+				  "leftovers in it)");
+		if (diff > 0)
+			printf("# %s: %ld bytes differ\n", prefix, diff);
+		return 1;
+	}
+	scan_dump(d, S, &bytes);
+	print_needles();
+	if (o->expect)
+		return check_expected(o->expect);
+	printf("ok %s-dump: fallback [0x%llx, 0x%llx) holds exactly its "
+	       "image, %llu bytes scanned outside it (the failed link's "
+	       "image: [0x%llx, 0x%llx))\n",
+	       prefix, (unsigned long long)S->load_lo,
+	       (unsigned long long)S->load_hi, (unsigned long long)bytes,
+	       (unsigned long long)S->link_lo, (unsigned long long)S->link_hi);
+	return report_all(o->regs);
+}
+
 int main(int argc, char **argv)
 {
 	static struct secrets S;
@@ -755,6 +895,8 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &o, &S);
 	S.kit = read_file(o.kit, &S.kit_len);
 	relink(&S);
+	if (S.fb_path)
+		load_fallback(&S);
 	if (o.print_entry) {
 		/* Where the stage jumps (paging off): the dump is taken there
 		 */
@@ -763,6 +905,8 @@ int main(int argc, char **argv)
 	}
 	build_needles(&S);
 	map_dump(o.dump, &d);
+	if (S.fb_path)
+		return scan_fallback(&d, &S, &o);
 	same = check_image(&d, &S, &total);
 	if (no_layout) {
 		S.load_hi += gap_slack(&S);
@@ -773,10 +917,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	scan_dump(&d, &S, &bytes);
-	fprintf(stderr, "leak-scan: %s: needles:", prefix);
-	for (int k = 0; k < K_ALLOC; k++)
-		fprintf(stderr, " %s %zu", kind_name[k], nneedles[k]);
-	fprintf(stderr, "\n");
+	print_needles();
 	if (o.expect)
 		return check_expected(o.expect);
 	printf("ok %s-dump: kernel [0x%llx, 0x%llx)%s, %llu bytes scanned "

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Proof that the layout does not leak past the handoff (issue 7).
 #
-#   leak-tests.sh uefi|bios [negative|midlink|entropy]
+#   leak-tests.sh uefi|bios [negative|midlink|entropy|fallback|fallback-negative]
 #
 # Boots the leak-test stage (efi/leaktest.c, stand/leaktest.c: production
 # code plus canaries in every allocation, the stack and static buffers)
@@ -21,10 +21,19 @@
 # `entropy` boots without debug_seed (the real entropy path, with a known
 # SEED.BIN): the layout is unknown then, so it looks for the kit, stream,
 # payload, plan, SEED.BIN and the canaries only.
+# `fallback` boots a kit that fails late (test/qemu/kit-overflow.py: a
+# relocation out of range, found by lk_link_write after the layout and the
+# whole image were made) with stand/testkern.elf as the fallback, loaded
+# elsewhere, so nothing of the failed link is overwritten by it: the dump
+# is taken at the fallback's entry, its range must hold exactly its image
+# and the rest of RAM must hold none of the failed link's secrets (its
+# image included). `fallback-negative` is the same on the -neg build,
+# which also skips the wipe of what the failed link left (BIOS: its
+# image; UEFI: its pages are neither wiped nor freed).
 # Environment: B (build directory), LEAK_KEEP=1 keeps the dumps.
 set -uo pipefail
 
-fw=${1:?usage: leak-tests.sh uefi|bios [negative|midlink|entropy]}
+fw=${1:?usage: leak-tests.sh uefi|bios [negative|midlink|entropy|fallback|fallback-negative]}
 mode=${2:-}
 B=${B:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,7 +44,10 @@ limit=${LEAK_TIMEOUT:-120}
 seed=6c65616b2d74657374206b6e6f776e207365656420666f72207468652073636e
 name=leak-$fw
 suffix=leaktest
+kit=$B/demo/kernel.kit fallback=$B/demo/fallback.elf
 case $fw-$mode in
+*-fallback-negative) name=leak-$fw-fallback-negative suffix=leaktest-neg ;;
+*-fallback) name=leak-$fw-fallback ;;
 *-negative) name=leak-$fw-negative suffix=leaktest-neg ;;
 bios-midlink) name=leak-bios-midlink ;;
 *-entropy) name=leak-$fw-entropy ;;
@@ -45,8 +57,8 @@ esac
 
 efi=$B/efi/BOOTX64-$suffix.EFI
 stage=$B/stand/stage-$suffix.bin
-need=("$efi" "$stage" "$B/stand/mbr.bin" "$B/demo/kernel.kit"
-      "$B/demo/fallback.elf" "$scan")
+case $mode in fallback*) fallback=$B/stand/testkern.elf ;; esac
+need=("$efi" "$stage" "$B/stand/mbr.bin" "$kit" "$fallback" "$scan")
 for f in "${need[@]}"; do
 	[ -e "$f" ] || { echo "skip $name: $f does not exist yet"; exit 0; }
 done
@@ -56,7 +68,14 @@ find "$B/test/qemu" -maxdepth 1 -name "$name.run.*" -mmin +60 -exec rm -rf {} + 
 work=$(mktemp -d "$B/test/qemu/$name.run.XXXXXX") || exit 1
 [ "${LEAK_KEEP:-0}" = 1 ] || trap 'rm -f "$work"/*.dump "$work"/disk.img' EXIT
 
-seedopt=()
+seedopt=() fbopt=()
+case $mode in
+fallback*)
+	python3 "$here/kit-overflow.py" "$kit" "$work/overflow.kit" >"$work/kit.out" 2>&1 ||
+		{ echo "not ok $name-boot: kit-overflow.py: $(tail -n 1 "$work/kit.out")"; exit 0; }
+	kit=$work/overflow.kit fbopt=(--fallback "$fallback")
+	;;
+esac
 if [ "$mode" = entropy ]; then
 	# 256 known bytes, varied enough to be recognised anywhere.
 	python3 -c 'import hashlib, sys
@@ -66,8 +85,8 @@ sys.stdout.buffer.write(b"".join(hashlib.sha256(b"leak seed file %d" % i).digest
 else
 	{ grep -v '^debug_seed' "$here/relink.cfg"; echo "debug_seed = $seed"; } >"$work/relink.cfg"
 fi
-"$mkimage" create -o "$work/disk.img" --efi "$efi" --kit "$B/demo/kernel.kit" \
-	--fallback "$B/demo/fallback.elf" --cfg "$work/relink.cfg" "${seedopt[@]}" \
+"$mkimage" create -o "$work/disk.img" --efi "$efi" --kit "$kit" \
+	--fallback "$fallback" --cfg "$work/relink.cfg" "${seedopt[@]}" \
 	--mbr "$B/stand/mbr.bin" --stage "$stage" >"$work/mkimage.out" 2>&1 ||
 	{ echo "not ok $name-boot: mkimage failed: $(tail -n 1 "$work/mkimage.out")"; exit 0; }
 disk_before=$(sha256sum <"$work/disk.img")
@@ -90,7 +109,7 @@ if [ "$mode" = midlink ]; then
 	addr=$(nm "$B/stand/stage-$suffix.elf" | awk '$3 == "lk_link_close" { print $1 }')
 	where=lk_link_close gdbmode=''
 else
-	addr=$("$scan" --kit "$B/demo/kernel.kit" --seed "$seed" --print-entry)
+	addr=$("$scan" --kit "$kit" --seed "$seed" "${fbopt[@]}" --print-entry)
 	where="the kernel's entry" gdbmode=--detach
 fi
 [ -n "$addr" ] || { echo "not ok $name-boot: no address for $where"; exit 0; }
@@ -113,13 +132,16 @@ if [ "$mode" = midlink ]; then
 	stop_qemu
 	[ -s "$work/ram.dump" ] || { echo "not ok $name-boot: no RAM dump at $where ($work/gdb.out)"; exit 0; }
 	echo "ok $name-boot: stopped at lk_link_close (0x$addr) after ${dumped}s"
-	"$scan" --kit "$B/demo/kernel.kit" --seed "$seed" --dump "$work/ram.dump" \
+	"$scan" --kit "$kit" --seed "$seed" --dump "$work/ram.dump" \
 		--name "$name" --expect kit,zstream,payload,plan,permutation,layout,rng,seed,alloc-canary,stack-canary,static-canary
 	exit 0
 fi
+# The demo kernel's verdict; the fallback test kernel's: its loader line.
+want='demo: (PASS|FAIL)'
+case $mode in fallback*) want='testkern: loader relinkboot [a-z]+' ;; esac
 verdict=''
 while kill -0 "$qpid" 2>/dev/null; do
-	verdict=$(grep -aoE 'demo: (PASS|FAIL)' "$work/serial.log" 2>/dev/null | head -n 1)
+	verdict=$(grep -aoE "$want" "$work/serial.log" 2>/dev/null | head -n 1)
 	[ -n "$verdict" ] && break
 	[ $(($(date +%s) - start)) -lt $((limit - 10)) ] || break
 	sleep 0.5
@@ -133,14 +155,30 @@ if ! grep -q 'LEAKTEST build' "$work/serial.txt"; then
 	echo "not ok $name-boot: the stage is not the leak-test build"
 	exit 0
 fi
-if ! grep -q 'demo: loader relinked' "$work/serial.txt"; then
-	echo "not ok $name-boot: the kit was not relinked: $(grep -a 'relinkboot: fallback' "$work/serial.txt" | head -n 1)"
-	exit 0
-fi
+case $mode in
+fallback*)
+	# The failure must be the late one: after the layout, in the write.
+	if ! grep -q 'relinkboot: fallback: .*R_X86_64_8 out of range' "$work/serial.txt"; then
+		echo "not ok $name-boot: no late failure: $(grep -a 'relinkboot: fallback' "$work/serial.txt" | head -n 1)"
+		exit 0
+	fi
+	[ "$verdict" = 'testkern: loader relinkboot fallback' ] ||
+		{ echo "not ok $name-boot: the fallback kernel did not run (${verdict:-no loader line})"; exit 0; }
+	;;
+*)
+	if ! grep -q 'demo: loader relinked' "$work/serial.txt"; then
+		echo "not ok $name-boot: the kit was not relinked: $(grep -a 'relinkboot: fallback' "$work/serial.txt" | head -n 1)"
+		exit 0
+	fi
+	;;
+esac
 [ -s "$work/ram.dump" ] || { echo "not ok $name-boot: no RAM dump at the kernel's entry ($work/gdb.out)"; exit 0; }
-[ -n "$verdict" ] || { echo "not ok $name-boot: no verdict from the demo kernel in ${limit}s"; exit 0; }
-grep -q 'demo: ramscan clean' "$work/serial.txt" ||
-	echo "# $name: the demo kernel's own scan: $(grep -a 'ramscan' "$work/serial.txt" | head -n 1)"
+[ -n "$verdict" ] || { echo "not ok $name-boot: no verdict from the kernel in ${limit}s"; exit 0; }
+case $mode in
+fallback*) ;;
+*) grep -q 'demo: ramscan clean' "$work/serial.txt" ||
+	echo "# $name: the demo kernel's own scan: $(grep -a 'ramscan' "$work/serial.txt" | head -n 1)" ;;
+esac
 echo "ok $name-boot: dumped at the kernel's entry (0x$addr) after ${dumped}s, $verdict after ${secs}s"
 # Nothing is written to disk (SEED.BIN included).
 if [ "$(sha256sum <"$work/disk.img")" = "$disk_before" ]; then
@@ -149,12 +187,17 @@ else
 	echo "not ok $name-disk-unchanged: the image's SHA-256 changed"
 fi
 
-opts=(--kit "$B/demo/kernel.kit" --seed "$seed" --dump "$work/ram.dump"
-      --name "$name")
+opts=(--kit "$kit" --seed "$seed" --dump "$work/ram.dump" --name "$name"
+      "${fbopt[@]}")
 # What each negative variant leaves behind: UEFI secret pages unwiped and
 # pool tags unfreed; BIOS heap tags unfreed (the core still wipes the
-# contents before its frees).
+# contents before its frees). After a failed link: on BIOS its image (the
+# random-fill section's keystream in it), on UEFI every page it held (the
+# kit, payload, staged image; the config's copy with the debug seed).
 case $fw-$mode in
+bios-fallback-negative) "$scan" "${opts[@]}" --expect image-copy,rng,alloc-canary ;;
+uefi-fallback-negative)
+	"$scan" "${opts[@]}" --expect kit,zstream,payload,plan,rng,seed,image-copy,alloc-canary ;;
 uefi-negative) "$scan" "${opts[@]}" --expect kit,zstream,payload,plan,alloc-canary ;;
 bios-negative) "$scan" "${opts[@]}" --expect alloc-canary ;;
 *-entropy) "$scan" "${opts[@]}" --no-layout --seed-file "$work/seed.bin" --regs "$work/gdb.out" ;;

@@ -10,7 +10,8 @@ $(LEAK_SCAN): test/qemu/leak-scan.c test/qemu/leak-canary.h $(LINKKIT_HDRS) $(LI
 ALL += $(LEAK_SCAN)
 
 LEAK_DEPS := test/qemu/leak-run.sh test/qemu/leak-tests.sh \
-  test/qemu/leak-gdb.py $(LEAK_SCAN) $(B)/demo/kernel.kit $(B)/demo/fallback.elf \
+  test/qemu/leak-gdb.py test/qemu/kit-overflow.py $(LEAK_SCAN) \
+  $(B)/demo/kernel.kit $(B)/demo/fallback.elf $(B)/stand/testkern.elf \
   $(B)/stand/mbr.bin $(B)/stand/stage-leaktest.elf $(B)/stand/stage-leaktest.bin \
   $(B)/stand/stage-leaktest-neg.bin $(B)/efi/BOOTX64-leaktest.EFI \
   $(B)/efi/BOOTX64-leaktest-neg.EFI
