@@ -613,69 +613,6 @@ int lk_inflate_raw(const void *src, lk_size src_len, void *dst, lk_size dst_len,
 }
 
 /*
- * Adler-32 of 8n bytes, n <= 15, eight bytes per step in 16-bit lanes of a
- * 64-bit word: lane i of lo/hi holds byte 2i/2i+1 of each word. With
- * L = lane sums after each word and P = the sum of those L, the block
- * adds sum(q) to a and 8n*a + 8*sum(P) - sum(m * L[m]) to b (byte m of a
- * word weighs 8(n-k) - m in word k). Lanes stay below 2^16: L <= 510*15,
- * P <= 510*120. Wrapping u32 arithmetic is exact as the true b fits.
- */
-#define LK_ADLER_WORDS 15
-#define LK_LANES 0x00ff00ff00ff00ffULL
-
-static lk_u32 lk_lane_sum(lk_u64 v)
-{
-	return (lk_u32)(v & 0xffff) + (lk_u32)(v >> 16 & 0xffff) +
-	       (lk_u32)(v >> 32 & 0xffff) + (lk_u32)(v >> 48);
-}
-
-static void lk_adler_words(lk_u32 *a, lk_u32 *b, const lk_u8 *p, unsigned n)
-{
-	lk_u64 l = 0, odd = 0, sp = 0;
-	unsigned k;
-
-	for (k = 0; k < n; k++, p += 8) {
-		lk_u64 v = *(const lk_unal64 *)p;
-		lk_u64 hi = v >> 8 & LK_LANES;
-
-		l += (v & LK_LANES) + hi;
-		odd += hi;
-		sp += l;
-	}
-	/* sum(m * L[m]) = 2 * sum(i * l[i]) + sum(odd). */
-	*b += 8 * n * *a + 8 * lk_lane_sum(sp) -
-	      2 * ((lk_u32)(l >> 16 & 0xffff) + 2 * (lk_u32)(l >> 32 & 0xffff) +
-		   3 * (lk_u32)(l >> 48)) -
-	      lk_lane_sum(odd);
-	*a += lk_lane_sum(l);
-}
-
-/* Sums stay below 2^32 for 5552 bytes, so one modulo per chunk. */
-static lk_u32 lk_adler32(const lk_u8 *p, lk_size n)
-{
-	lk_u32 a = 1, b = 0;
-
-	while (n) {
-		lk_size k = n < 5520 ? n : 5520; /* 46 blocks of 120 bytes */
-
-		n -= k;
-		for (; k >= 8 * LK_ADLER_WORDS; k -= 8 * LK_ADLER_WORDS) {
-			lk_adler_words(&a, &b, p, LK_ADLER_WORDS);
-			p += 8 * LK_ADLER_WORDS;
-		}
-		lk_adler_words(&a, &b, p, (unsigned)k / 8);
-		p += k & ~(lk_size)7;
-		for (k &= 7; k; k--) {
-			a += *p++;
-			b += a;
-		}
-		a %= 65521;
-		b %= 65521;
-	}
-	return b << 16 | a;
-}
-
-/*
  * The stream must fill src_len exactly: bytes after the Adler-32 would be
  * data nobody checked.
  */
@@ -700,5 +637,5 @@ int lk_inflate_zlib(const void *src, lk_size src_len, void *dst,
 	p += 2 + used;
 	want = (lk_u32)p[0] << 24 | (lk_u32)p[1] << 16 | (lk_u32)p[2] << 8 |
 	       p[3];
-	return lk_adler32(dst, n) == want ? LK_OK : LK_ERR_INFLATE;
+	return lk_adler32(1, dst, n) == want ? LK_OK : LK_ERR_INFLATE;
 }

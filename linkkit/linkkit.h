@@ -144,6 +144,11 @@ int lk_inflate_zlib(const void *src, lk_size src_len, void *dst,
 int lk_inflate_raw(const void *src, lk_size src_len, void *dst,
 		   lk_size dst_len, lk_size *out_len, lk_size *src_used);
 
+/* ---- adler32.c ---- */
+/* The running Adler-32 `adler` (1 to start) updated with n bytes, as zlib's
+ * adler32(); on SSSE3/AVX2 when lk_cpu_features() reports them. */
+lk_u32 lk_adler32(lk_u32 adler, const void *p, lk_size n);
+
 /* ---- kit.c: the outer kit file ---- */
 struct lk_kit {
 	const lk_u8 *zdata; /* the zlib stream inside the kit buffer */

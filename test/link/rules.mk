@@ -2,7 +2,7 @@
 # Built straight from the core's sources with ASan/UBSan, so they do not
 # depend on how linkkit/rules.mk packages the library.
 LINK_TEST_CORE := kit link_open link_layout link_merge reloc_x86_64 link_write \
-  link_elf elfload mem fmt sha256 sha256_ni chacha rng inflate cpu_x86
+  link_elf elfload mem fmt sha256 sha256_ni chacha rng inflate adler32 cpu_x86
 LINK_TEST_SRCS := $(addprefix linkkit/,$(addsuffix .c,$(LINK_TEST_CORE))) \
   test/link/link_test.c test/link/pb.c test/link/kit_test.c
 LINK_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-strict-aliasing \
