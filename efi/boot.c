@@ -166,13 +166,19 @@ static void eb_relink_cleanup(struct eb_state *s, void *arg)
 		lk_rng_wipe(r->rng);
 }
 
-/* The ELF-sections view goes in pages below 4 GiB that the kernel keeps. */
+/*
+ * The ELF-sections view goes in pages below 4 GiB that the kernel keeps.
+ * The OpenBSD hand-over does not pass it: there it would be a copy of the
+ * layout (its symbol table) that nobody owns, left in RAM.
+ */
 static int eb_relink_elf_view(struct eb_state *s, struct eb_relink *r,
 			      struct eb_kernel *k)
 {
 	struct lk_elf_view v;
 	void *buf;
 
+	if (k->protocol == LK_PROTO_OPENBSD)
+		return 0;
 	if (lk_link_elf_size(r->L, &v))
 		return -1;
 	buf = eb_pages(s, v.size, EB_4G, 0);

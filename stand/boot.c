@@ -125,11 +125,40 @@ static int relink_load(struct stand *s, struct relink *r, lk_u64 *t)
 	return 0;
 }
 
+/*
+ * The ELF-sections view (symbol table included) for the Multiboot2 tag.
+ * Only that hand-over passes it: under any other protocol it would be a
+ * copy of the layout that nobody owns, left in RAM.
+ */
+static int relink_elf_view(struct stand *s, struct relink *r,
+			   struct handoff *ho)
+{
+	struct lk_elf_view view;
+
+	if (ho->protocol != LK_PROTO_MULTIBOOT2)
+		return 0;
+	if (lk_link_elf_size(r->link, &view))
+		return -1;
+	r->elfv_size = view.size;
+	/* Handed to the kernel: from the heap itself, not host.alloc. */
+	r->elfv = heap_alloc(&s->heap, (lk_size)view.size);
+	if (!r->elfv || lk_link_elf_emit(r->link, r->elfv, view.size,
+					 (lk_u64)(lk_uptr)r->elfv, &view)) {
+		lk_log(&s->host, LK_LOG_ERROR, "%s: cannot build ELF sections",
+		       s->cfg.kit);
+		return -1;
+	}
+	ho->shdrs = r->elfv;
+	ho->shnum = view.shnum;
+	ho->shentsize = view.shentsize;
+	ho->shstrndx = view.shstrndx;
+	return 0;
+}
+
 static int relink_link(struct stand *s, struct relink *r, lk_u64 *t,
 		       struct handoff *ho)
 {
 	struct lk_image_info info;
-	struct lk_elf_view view;
 
 	if (lk_link_open(&s->host, r->payload, r->payload_size, s->cfg.kit,
 			 &r->link) ||
@@ -145,28 +174,12 @@ static int relink_link(struct stand *s, struct relink *r, lk_u64 *t,
 	if (lk_link_write(r->link, (void *)(lk_uptr)info.load_lo, &s->rng))
 		return -1;
 	phase(s, "link", t);
-	if (lk_link_elf_size(r->link, &view))
-		return -1;
-	r->elfv_size = view.size;
-	/* Handed to the kernel: from the heap itself, not host.alloc. */
-	r->elfv = heap_alloc(&s->heap, (lk_size)view.size);
-	if (!r->elfv ||
-	    lk_link_elf_emit(r->link, r->elfv, view.size,
-			     (lk_u64)(lk_uptr)r->elfv, &view)) {
-		lk_log(&s->host, LK_LOG_ERROR, "%s: cannot build ELF sections",
-		       s->cfg.kit);
-		return -1;
-	}
 	ho->load_lo = info.load_lo;
 	ho->load_hi = info.load_hi;
 	ho->entry = info.entry_lma;
 	ho->protocol = info.protocol;
 	ho->loader = "relinkboot relinked";
-	ho->shdrs = r->elfv;
-	ho->shnum = view.shnum;
-	ho->shentsize = view.shentsize;
-	ho->shstrndx = view.shstrndx;
-	return 0;
+	return relink_elf_view(s, r, ho);
 }
 
 /* Returns only on failure, with s->reason set. */

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs the leak test of one firmware and its controls side by side:
 #   uefi: the scan, the negative control, the real-entropy boot, the
-#         fallback after a failed link and its negative control;
+#         fallback after a failed link and its negative control, the
+#         OpenBSD-protocol kernel relinked;
 #   bios: the same and the mid-link dump.
 # Results in the order above (test/qemu/leak-tests.sh prints them).
 set -uo pipefail
 fw=${1:?usage: leak-run.sh uefi|bios}
 here=$(cd "$(dirname "$0")" && pwd)
-modes=('' negative entropy fallback fallback-negative)
+modes=('' negative entropy fallback fallback-negative obsd)
 [ "$fw" = bios ] && modes+=(midlink)
 out=$(mktemp -d "${TMPDIR:-/tmp}/leak-run.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT

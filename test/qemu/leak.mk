@@ -12,6 +12,7 @@ ALL += $(LEAK_SCAN)
 LEAK_DEPS := test/qemu/leak-run.sh test/qemu/leak-tests.sh \
   test/qemu/leak-gdb.py test/qemu/kit-overflow.py $(LEAK_SCAN) \
   $(B)/demo/kernel.kit $(B)/demo/fallback.elf $(B)/stand/testkern.elf \
+  $(B)/obsd/kernel.kit $(B)/obsd/fallback.elf test/obsd/relink.cfg \
   $(B)/stand/mbr.bin $(B)/stand/stage-leaktest.elf $(B)/stand/stage-leaktest.bin \
   $(B)/stand/stage-leaktest-neg.bin $(B)/efi/BOOTX64-leaktest.EFI \
   $(B)/efi/BOOTX64-leaktest-neg.EFI
