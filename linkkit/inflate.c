@@ -34,24 +34,40 @@
  */
 #define LK_LCAP 2364
 #define LK_DCAP 540
-/* Two literals, the longest match and at most 13 bytes of overshoot (a
- * 3-byte match written as two words). */
-#define LK_ROOM (2 + 258 + 16)
+/* Two literals, the longest match and the overshoot of its last 8-byte
+ * word (a short match writes 40 bytes, no more than that). */
+#define LK_ROOM (2 + 258 + 8)
 
 /*
- * Table entry: bits 0-7 bits to drop (the whole low byte, so it serves as a
- * shift count as is), 8-10 kind, 11-14 extra bits (or the subtable's index
- * bits), 16-31 value (literal, base, symbol or offset).
+ * Table entry:
+ *  bits 0-7   bits to drop: code length plus extra bits (a subtable link:
+ *             the primary index bits); the whole low byte is the shift
+ *  bits 8-11  code length alone, so the extra bits are bits [8-11, 0-7)
+ *             of the buffer before the drop (a link: subtable index bits)
+ *  bit 13     end of block   } only with bit 15; a length or distance
+ *  bit 14     subtable link  } has bits 12-15 clear, so (u8)(e >> 8)
+ *  bit 15     exceptional: link, end of block or bad code
+ *  bits 16-30 value: literal, length or distance base, subtable offset
+ *  bit 31     literal (a sign test)
+ * lk_sym_entry leaves the extra bit count in the low byte; lk_build adds
+ * the code length to it and to bits 8-11.
  */
-enum { LK_K_LIT, LK_K_LEN, LK_K_EOB, LK_K_SUB, LK_K_BAD };
-#define LK_E(kind, x, val) \
-	((lk_u32)(kind) << 8 | (lk_u32)(x) << 11 | (lk_u32)(val) << 16)
+#define LK_F_EOB 0x2000u
+#define LK_F_SUB 0x4000u
+#define LK_F_EXC 0x8000u
+#define LK_F_LIT 0x80000000u
+#define LK_E(flags, val) ((lk_u32)(flags) | (lk_u32)(val) << 16)
+#define LK_EBAD LK_E(LK_F_EXC, 0)
 #define LK_EN(e) ((lk_u8)(e))
-#define LK_EKIND(e) (((e) >> 8) & 7)
-#define LK_ISLIT(e) (((e) & (7u << 8)) == 0) /* LK_K_LIT is 0 */
-#define LK_EX(e) (((e) >> 11) & 15)
-#define LK_EVAL(e) ((e) >> 16)
+#define LK_ELIT(e) ((lk_u8)((e) >> 16))
+#define LK_ESUB(e) (((e) >> 8) & 15)
 #define LK_MASK(n) ((1u << (n)) - 1)
+#define LK_MASK64(n) (((lk_u64)1 << (n)) - 1)
+/* Base plus extra bits of a length or distance entry; saved is the bit
+ * buffer before the entry's bits were dropped. */
+#define LK_EVAL(e, saved) \
+	(((e) >> 16) +    \
+	 (lk_u32)(((saved)&LK_MASK64(LK_EN(e))) >> (lk_u8)((e) >> 8)))
 
 enum { LK_T_CL, LK_T_LIT, LK_T_DIST };
 enum { LK_I_OK, LK_I_BAD };
@@ -88,22 +104,26 @@ static const lk_u8 lk_dist_extra[30] = {
 	6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13,
 };
 
-/* What a symbol decodes to, before the code length is known. */
+/* What a symbol decodes to, with its extra bit count (no code length yet). */
 static lk_u32 lk_sym_entry(int type, unsigned sym)
 {
 	if (type == LK_T_CL)
-		return LK_E(LK_K_LIT, 0, sym);
+		return LK_E(LK_F_LIT, sym);
 	if (type == LK_T_DIST)
-		return sym < 30 ? LK_E(LK_K_LEN, lk_dist_extra[sym],
-				       lk_dist_base[sym])
-				: LK_E(LK_K_BAD, 0, 0);
+		return sym < 30 ? LK_E(lk_dist_extra[sym], lk_dist_base[sym])
+				: LK_EBAD;
 	if (sym < 256)
-		return LK_E(LK_K_LIT, 0, sym);
+		return LK_E(LK_F_LIT, sym);
 	if (sym == 256)
-		return LK_E(LK_K_EOB, 0, 0);
+		return LK_E(LK_F_EXC | LK_F_EOB, 0);
 	sym -= 257;
-	return sym < 29 ? LK_E(LK_K_LEN, lk_len_extra[sym], lk_len_base[sym])
-			: LK_E(LK_K_BAD, 0, 0);
+	return sym < 29 ? LK_E(lk_len_extra[sym], lk_len_base[sym]) : LK_EBAD;
+}
+
+/* A symbol's entry once its code length n (within its table) is known. */
+static lk_u32 lk_with_len(lk_u32 e, unsigned n)
+{
+	return e + n + (n << 8);
 }
 
 static unsigned lk_bitrev(unsigned code, unsigned len)
@@ -175,7 +195,7 @@ static int lk_build(lk_u32 *t, unsigned cap, const lk_u8 *lens, unsigned n,
 	count[0] = 0;
 	if (!lk_code_ok(count, type, &max))
 		return LK_I_BAD;
-	lk_fill(t, 0, 1, used, LK_E(LK_K_BAD, 0, 0));
+	lk_fill(t, 0, 1, used, LK_EBAD);
 	offs[1] = 0;
 	for (len = 1; len < 15; len++)
 		offs[len + 1] = (lk_u16)(offs[len] + count[len]);
@@ -189,7 +209,7 @@ static int lk_build(lk_u32 *t, unsigned cap, const lk_u8 *lens, unsigned n,
 
 			if (len <= tbits) {
 				lk_fill(t, rev, 1u << len, 1u << tbits,
-					e | len);
+					lk_with_len(e, len));
 				continue;
 			}
 			if ((rev & LK_MASK(tbits)) != prefix) {
@@ -199,14 +219,16 @@ static int lk_build(lk_u32 *t, unsigned cap, const lk_u8 *lens, unsigned n,
 				used += 1u << sb;
 				if (used > cap)
 					return LK_I_BAD;
-				lk_fill(t, sub, 1, used, LK_E(LK_K_BAD, 0, 0));
-				t[prefix] = LK_E(LK_K_SUB, sb, sub) | tbits;
+				lk_fill(t, sub, 1, used, LK_EBAD);
+				t[prefix] = LK_E(LK_F_EXC | LK_F_SUB | sb << 8,
+						 sub) |
+					    tbits;
 			}
 			/* Cannot happen for a checked code; stay in bounds. */
 			if (len - tbits > sb)
 				return LK_I_BAD;
 			lk_fill(t + sub, rev >> tbits, 1u << (len - tbits),
-				1u << sb, e | (len - tbits));
+				1u << sb, lk_with_len(e, len - tbits));
 		}
 	}
 	return LK_I_OK;
@@ -306,11 +328,11 @@ static int lk_read_lens(struct lk_inf *s, const lk_u32 *ct, unsigned total)
 
 		lk_refill(s);
 		e = ct[s->bb & LK_MASK(LK_CBITS)];
-		if (LK_EKIND(e) == LK_K_BAD)
+		if (!(e & LK_F_LIT))
 			return LK_I_BAD;
 		s->bb >>= LK_EN(e);
 		s->bc -= LK_EN(e);
-		v = LK_EVAL(e);
+		v = LK_ELIT(e);
 		if (v < 16) {
 			s->lens[i++] = (lk_u8)v;
 			continue;
@@ -361,50 +383,47 @@ static int lk_dynamic(struct lk_inf *s)
 
 /* ---- the hot loop ---- */
 
-#define LK_DROP(n) (bb >>= (n), bc -= (n))
-/* Tops bc up to 56..63 bits from 8 readable input bytes. */
-#define LK_REFILL_FAST() \
-	(bb |= *(const lk_unal64 *)in << bc, in += (63 - bc) >> 3, bc |= 56)
-/* Looks up table t; a subtable hop drops the primary index bits first. */
-#define LK_LOOKUP(e, t, tb)                                                   \
-	do {                                                                  \
-		e = t[(lk_u32)bb & LK_MASK(tb)];                              \
-		if (LK_EKIND(e) == LK_K_SUB) {                                \
-			LK_DROP(tb);                                          \
-			e = t[LK_EVAL(e) + ((lk_u32)bb & LK_MASK(LK_EX(e)))]; \
-		}                                                             \
-		LK_DROP(LK_EN(e));                                            \
-	} while (0)
-/* Length or distance: base plus extra bits. */
-#define LK_EXTRA(v, e)                                             \
-	do {                                                       \
-		v = LK_EVAL(e) + ((lk_u32)bb & LK_MASK(LK_EX(e))); \
-		LK_DROP(LK_EX(e));                                 \
-	} while (0)
+/*
+ * Fast path state. bc's low byte is the number of valid bits in bb; the
+ * bits above it are garbage (whole entries are subtracted from it, which
+ * saves extracting their low byte). The bits of bb above the valid ones are
+ * the next input bits or zero, so a refill may OR the same bytes again.
+ */
+struct lk_fast {
+	const lk_u8 *in;
+	lk_u8 *out;
+	lk_u64 bb;
+	lk_u64 bc;
+};
 
-/* Length or distance entry not yet dropped: the code and its extra bits
- * leave the bit buffer in one shift. */
-#define LK_CODE_EXTRA(v, e)                                         \
-	do {                                                        \
-		v = LK_EVAL(e) +                                    \
-		    ((lk_u32)(bb >> LK_EN(e)) & LK_MASK(LK_EX(e))); \
-		LK_DROP(LK_EN(e) + LK_EX(e));                       \
-	} while (0)
+/* Tops the valid bits up to 56..63 from 8 readable input bytes. */
+#define LK_REFILL_FAST()                                                       \
+	(bb |= *(const lk_unal64 *)in << (bc & 63), in += 7 - ((bc >> 3) & 7), \
+	 bc |= 56)
+#define LK_DROP_FAST(e) (saved = bb, bb >>= LK_EN(e), bc -= (e))
+#define LK_NEXT() (e = lt[bb & LK_MASK(LK_LBITS)])
 
-static void lk_copy_fast(lk_u8 *out, lk_u32 dist, lk_u32 len)
+/*
+ * Copies a match of len <= 258 bytes, writing up to 40 bytes (and 7 past
+ * out + len) whatever len is: most matches need no loop and no length test.
+ * Each word load reads bytes already written when dist >= 8.
+ */
+static inline __attribute__((always_inline)) void
+lk_copy_fast(lk_u8 *out, lk_u32 dist, lk_u32 len)
 {
 	const lk_u8 *from = out - dist;
 	lk_u8 *end = out + len;
 
 	if (dist >= 8) {
-		/* Each load reads only bytes already written; most matches
-		 * are at most 16 bytes and take no loop. */
 		*(lk_unal64 *)out = *(const lk_unal64 *)from;
 		*(lk_unal64 *)(out + 8) = *(const lk_unal64 *)(from + 8);
-		if (len <= 16)
+		*(lk_unal64 *)(out + 16) = *(const lk_unal64 *)(from + 16);
+		*(lk_unal64 *)(out + 24) = *(const lk_unal64 *)(from + 24);
+		*(lk_unal64 *)(out + 32) = *(const lk_unal64 *)(from + 32);
+		if (len <= 40)
 			return;
-		out += 16;
-		from += 16;
+		out += 40;
+		from += 40;
 		do {
 			*(lk_unal64 *)out = *(const lk_unal64 *)from;
 			out += 8;
@@ -413,6 +432,14 @@ static void lk_copy_fast(lk_u8 *out, lk_u32 dist, lk_u32 len)
 	} else if (dist == 1) {
 		lk_u64 v = *from * 0x0101010101010101ULL;
 
+		*(lk_unal64 *)out = v;
+		*(lk_unal64 *)(out + 8) = v;
+		*(lk_unal64 *)(out + 16) = v;
+		*(lk_unal64 *)(out + 24) = v;
+		*(lk_unal64 *)(out + 32) = v;
+		if (len <= 40)
+			return;
+		out += 40;
 		do {
 			*(lk_unal64 *)out = v;
 			out += 8;
@@ -424,127 +451,183 @@ static void lk_copy_fast(lk_u8 *out, lk_u32 dist, lk_u32 len)
 	}
 }
 
+enum { LK_F_MORE, LK_F_END, LK_F_BAD };
+
+/*
+ * Decodes while at least 16 input bytes and LK_ROOM output bytes are left
+ * before each symbol group, with no other check than the distance one.
+ * Bits: a refill leaves 56+. Up to three literals of the primary table (11
+ * bits each) fit, or two and a length (15 + 5 bits); the distance (15 + 13
+ * bits) gets its own refill, and 28+ bits remain for the entry of the next
+ * literal/length code, loaded before the match is copied. Two refills read
+ * at most 15 bytes.
+ */
+static inline __attribute__((always_inline)) int
+lk_fast_body(struct lk_fast *f, const lk_u32 *lt, const lk_u32 *dt,
+	     const lk_u8 *in_lim, const lk_u8 *out_lim, const lk_u8 *out_beg)
+{
+	const lk_u8 *in = f->in;
+	lk_u8 *out = f->out;
+	lk_u64 bb = f->bb, bc = f->bc, saved;
+	lk_u32 e, len, dist;
+	int r = LK_F_MORE;
+
+	if (in >= in_lim || out >= out_lim)
+		return r;
+	LK_REFILL_FAST();
+	LK_NEXT();
+	do {
+		LK_REFILL_FAST();
+		if (e & LK_F_LIT) {
+			LK_DROP_FAST(e);
+			*out++ = LK_ELIT(e);
+			LK_NEXT();
+			if (e & LK_F_LIT) {
+				LK_DROP_FAST(e);
+				*out++ = LK_ELIT(e);
+				LK_NEXT();
+				if (e & LK_F_LIT) {
+					LK_DROP_FAST(e);
+					*out++ = LK_ELIT(e);
+					LK_NEXT();
+					continue;
+				}
+			}
+		}
+		LK_DROP_FAST(e);
+		if (e & LK_F_EXC) {
+			if (!(e & LK_F_SUB)) {
+				r = e & LK_F_EOB ? LK_F_END : LK_F_BAD;
+				break;
+			}
+			e = lt[(e >> 16) + (bb & LK_MASK(LK_ESUB(e)))];
+			LK_DROP_FAST(e);
+			if (e & LK_F_LIT) {
+				*out++ = LK_ELIT(e);
+				LK_NEXT();
+				continue;
+			}
+			if (e & LK_F_EXC) {
+				r = e & LK_F_EOB ? LK_F_END : LK_F_BAD;
+				break;
+			}
+		}
+		len = LK_EVAL(e, saved);
+		LK_REFILL_FAST();
+		e = dt[bb & LK_MASK(LK_DBITS)];
+		LK_DROP_FAST(e);
+		if (e & LK_F_EXC) {
+			if (!(e & LK_F_SUB)) {
+				r = LK_F_BAD;
+				break;
+			}
+			e = dt[(e >> 16) + (bb & LK_MASK(LK_ESUB(e)))];
+			LK_DROP_FAST(e);
+			if (e & LK_F_EXC) {
+				r = LK_F_BAD;
+				break;
+			}
+		}
+		dist = LK_EVAL(e, saved);
+		if (dist > (lk_size)(out - out_beg)) {
+			r = LK_F_BAD;
+			break;
+		}
+		LK_NEXT();
+		lk_copy_fast(out, dist, len);
+		out += len;
+	} while (in < in_lim && out < out_lim);
+	f->in = in;
+	f->out = out;
+	f->bb = bb;
+	f->bc = (lk_u8)bc;
+	return r;
+}
+
+static int lk_fast(struct lk_fast *f, const lk_u32 *lt, const lk_u32 *dt,
+		   const lk_u8 *in_lim, const lk_u8 *out_lim,
+		   const lk_u8 *out_beg)
+{
+	return lk_fast_body(f, lt, dt, in_lim, out_lim, out_beg);
+}
+
+/* Careful path: exact bit count, per-symbol checks. */
+#define LK_DROP(e) (saved = bb, bb >>= LK_EN(e), bc -= LK_EN(e))
+/* Looks up table t; a subtable link drops the primary index bits first. */
+#define LK_LOOKUP(e, t, tb)                                            \
+	do {                                                           \
+		e = t[bb & LK_MASK(tb)];                               \
+		if (e & LK_F_SUB) {                                    \
+			LK_DROP(e);                                    \
+			e = t[(e >> 16) + (bb & LK_MASK(LK_ESUB(e)))]; \
+		}                                                      \
+		LK_DROP(e);                                            \
+	} while (0)
+
 static int lk_codes(struct lk_inf *s)
 {
-	const lk_u8 *in = s->in, *in_end = s->in_end;
-	lk_u8 *out = s->out, *out_end = s->out_end, *out_beg = s->out_beg;
+	const lk_u8 *in_end = s->in_end, *out_beg = s->out_beg;
+	const lk_u8 *in_lim = s->in, *out_lim = s->out;
+	lk_u8 *out_end = s->out_end;
 	const lk_u32 *lt = s->lit, *dt = s->dist;
-	lk_u64 bb = s->bb;
-	unsigned bc = s->bc;
+	struct lk_fast f;
+	lk_u64 bb, saved;
+	unsigned bc;
 	lk_u32 e, len, dist;
+	int r;
 
+	/* Stop the fast path 16 input and LK_ROOM output bytes early. */
+	if (in_end - in_lim >= 16)
+		in_lim = in_end - 15;
+	if (out_end - out_lim >= LK_ROOM)
+		out_lim = out_end - LK_ROOM + 1;
 	for (;;) {
-#define LK_ROOMY (in_end - in >= 16 && out_end - out >= LK_ROOM)
-#define LK_NEXT() (e = lt[(lk_u32)bb & LK_MASK(LK_LBITS)])
-		if (LK_ROOMY) {
-			LK_REFILL_FAST();
-			LK_NEXT();
-		}
-		if (LK_ROOMY)
-			do {
-				/* e is the primary entry for the next bits,
-				 * which the refill leaves in place (10+ bits).
-				 * Then 56+ bits: up to three literal/length
-				 * codes (15 bits each) and 5 length extra bits;
-				 * refilled again for the distance (15 + 13
-				 * bits). Two refills read at most 15 input
-				 * bytes. */
-				LK_REFILL_FAST();
-				if (LK_ISLIT(e)) {
-					LK_DROP(LK_EN(e));
-					*out++ = (lk_u8)LK_EVAL(e);
-					LK_NEXT();
-					if (LK_ISLIT(e)) {
-						LK_DROP(LK_EN(e));
-						*out++ = (lk_u8)LK_EVAL(e);
-						LK_NEXT();
-						if (LK_ISLIT(e)) {
-							LK_DROP(LK_EN(e));
-							*out++ = (lk_u8)LK_EVAL(
-								e);
-							LK_NEXT();
-							continue;
-						}
-					}
-				}
-				/* A primary entry that is not a literal; 36+
-				 * bits. */
-				if (LK_EKIND(e) == LK_K_SUB) {
-					LK_DROP(LK_LBITS);
-					e = lt[LK_EVAL(e) +
-					       ((lk_u32)bb &
-						LK_MASK(LK_EX(e)))];
-					if (LK_ISLIT(e)) {
-						LK_DROP(LK_EN(e));
-						*out++ = (lk_u8)LK_EVAL(e);
-						LK_NEXT();
-						continue;
-					}
-				}
-				if (LK_EKIND(e) != LK_K_LEN) {
-					LK_DROP(LK_EN(e));
-					goto end;
-				}
-				LK_CODE_EXTRA(len, e);
-				LK_REFILL_FAST();
-				e = dt[(lk_u32)bb & LK_MASK(LK_DBITS)];
-				if (LK_EKIND(e) == LK_K_SUB) {
-					LK_DROP(LK_DBITS);
-					e = dt[LK_EVAL(e) +
-					       ((lk_u32)bb &
-						LK_MASK(LK_EX(e)))];
-				}
-				if (LK_EKIND(e) != LK_K_LEN)
-					goto bad;
-				LK_CODE_EXTRA(dist, e);
-				if (dist > (lk_size)(out - out_beg))
-					goto bad;
-				/* 28+ bits left: look up the next code while
-				 * the match is copied. */
-				LK_NEXT();
-				lk_copy_fast(out, dist, len);
-				out += len;
-			} while (LK_ROOMY);
-		/* Careful path: one symbol with every check. */
-		s->in = in;
-		s->bb = bb;
-		s->bc = bc;
+		f.in = s->in;
+		f.out = s->out;
+		f.bb = s->bb;
+		f.bc = s->bc;
+		r = lk_fast(&f, lt, dt, in_lim, out_lim, out_beg);
+		s->in = f.in;
+		s->out = f.out;
+		s->bb = f.bb;
+		s->bc = (unsigned)f.bc;
+		if (r == LK_F_END)
+			return lk_truncated(s) ? LK_I_BAD : LK_I_OK;
+		if (r == LK_F_BAD)
+			return LK_I_BAD;
+		/* One symbol with every check. */
 		lk_refill(s);
-		in = s->in;
 		bb = s->bb;
 		bc = s->bc;
 		LK_LOOKUP(e, lt, LK_LBITS);
 		if (bc < 8 * s->pad)
-			goto bad;
-		if (LK_EKIND(e) == LK_K_LIT) {
-			if (out == out_end)
-				goto bad;
-			*out++ = (lk_u8)LK_EVAL(e);
-			continue;
+			return LK_I_BAD;
+		if (e & LK_F_LIT) {
+			if (s->out == out_end)
+				return LK_I_BAD;
+			*s->out++ = LK_ELIT(e);
+		} else if (e & LK_F_EXC) {
+			s->bb = bb;
+			s->bc = bc;
+			if (!(e & LK_F_EOB))
+				return LK_I_BAD;
+			return lk_truncated(s) ? LK_I_BAD : LK_I_OK;
+		} else {
+			len = LK_EVAL(e, saved);
+			LK_LOOKUP(e, dt, LK_DBITS);
+			if (e & LK_F_EXC)
+				return LK_I_BAD;
+			dist = LK_EVAL(e, saved);
+			if (bc < 8 * s->pad ||
+			    dist > (lk_size)(s->out - out_beg) ||
+			    len > (lk_size)(out_end - s->out))
+				return LK_I_BAD;
+			for (; len; len--, s->out++)
+				*s->out = *(s->out - dist);
 		}
-		if (LK_EKIND(e) != LK_K_LEN)
-			goto end;
-		LK_EXTRA(len, e);
-		LK_LOOKUP(e, dt, LK_DBITS);
-		if (LK_EKIND(e) != LK_K_LEN)
-			goto bad;
-		LK_EXTRA(dist, e);
-		if (bc < 8 * s->pad || dist > (lk_size)(out - out_beg) ||
-		    len > (lk_size)(out_end - out))
-			goto bad;
-		for (; len; len--, out++)
-			*out = *(out - dist);
+		s->bb = bb;
+		s->bc = bc;
 	}
-end:
-	if (LK_EKIND(e) != LK_K_EOB)
-		goto bad;
-	s->in = in;
-	s->out = out;
-	s->bb = bb;
-	s->bc = bc;
-	return lk_truncated(s) ? LK_I_BAD : LK_I_OK;
-bad:
-	return LK_I_BAD;
 }
 
 static int lk_blocks(struct lk_inf *s)
