@@ -126,15 +126,18 @@ static lk_u32 lk_with_len(lk_u32 e, unsigned n)
 	return e + n + (n << 8);
 }
 
-static unsigned lk_bitrev(unsigned code, unsigned len)
+/* The next code of length len in canonical order, both bit-reversed (as
+ * the stream sends them): the carry runs from bit len - 1 down. A longer
+ * next code appends a zero, which leaves the reversed value as it is. */
+static unsigned lk_rev_next(unsigned rev, unsigned len)
 {
-	unsigned r = 0;
+	unsigned bit = 1u << (len - 1);
 
-	while (len--) {
-		r = (r << 1) | (code & 1);
-		code >>= 1;
+	while (rev & bit) {
+		rev ^= bit;
+		bit >>= 1;
 	}
-	return r;
+	return rev | bit;
 }
 
 static void lk_fill(lk_u32 *t, unsigned from, unsigned stride, unsigned end,
@@ -148,7 +151,8 @@ static void lk_fill(lk_u32 *t, unsigned from, unsigned stride, unsigned end,
  * Over-subscribed codes are rejected; incomplete ones too, except (as zlib
  * does) a literal/distance code with a single 1-bit code or no codes.
  */
-static int lk_code_ok(const lk_u16 count[16], int type, unsigned *max)
+static int lk_code_ok(const lk_u16 count[16], int type, unsigned *max,
+		      int *full)
 {
 	int left = 1;
 	unsigned len;
@@ -161,6 +165,7 @@ static int lk_code_ok(const lk_u16 count[16], int type, unsigned *max)
 		if (count[len])
 			*max = len;
 	}
+	*full = left == 0;
 	if (*max == 0)
 		return type != LK_T_CL;
 	return left == 0 || (type != LK_T_CL && *max == 1);
@@ -187,25 +192,28 @@ static int lk_build(lk_u32 *t, unsigned cap, const lk_u8 *lens, unsigned n,
 		    unsigned tbits, int type)
 {
 	lk_u16 count[16] = { 0 }, offs[16], sorted[288];
-	unsigned s, len, max, code = 0, i = 0, used = 1u << tbits;
+	unsigned s, len, max, rev = 0, i = 0, used = 1u << tbits;
 	unsigned prefix = ~0u, sub = 0, sb = 0;
+	int full;
 
 	for (s = 0; s < n; s++)
 		count[lens[s]]++;
 	count[0] = 0;
-	if (!lk_code_ok(count, type, &max))
+	if (!lk_code_ok(count, type, &max, &full))
 		return LK_I_BAD;
-	lk_fill(t, 0, 1, used, LK_EBAD);
+	/* A complete code writes every slot it can reach (as in zlib); an
+	 * incomplete one has no code longer than 1 bit, hence no subtable. */
+	if (!full)
+		lk_fill(t, 0, 1, used, LK_EBAD);
 	offs[1] = 0;
 	for (len = 1; len < 15; len++)
 		offs[len + 1] = (lk_u16)(offs[len] + count[len]);
 	for (s = 0; s < n; s++)
 		if (lens[s])
 			sorted[offs[lens[s]]++] = (lk_u16)s;
-	for (len = 1; len <= max; len++, code <<= 1) {
-		for (; count[len]; count[len]--, code++) {
+	for (len = 1; len <= max; len++) {
+		for (; count[len]; count[len]--, rev = lk_rev_next(rev, len)) {
 			lk_u32 e = lk_sym_entry(type, sorted[i++]);
-			unsigned rev = lk_bitrev(code, len);
 
 			if (len <= tbits) {
 				lk_fill(t, rev, 1u << len, 1u << tbits,
@@ -219,7 +227,8 @@ static int lk_build(lk_u32 *t, unsigned cap, const lk_u8 *lens, unsigned n,
 				used += 1u << sb;
 				if (used > cap)
 					return LK_I_BAD;
-				lk_fill(t, sub, 1, used, LK_EBAD);
+				if (!full)
+					lk_fill(t, sub, 1, used, LK_EBAD);
 				t[prefix] = LK_E(LK_F_EXC | LK_F_SUB | sb << 8,
 						 sub) |
 					    tbits;
@@ -462,9 +471,9 @@ enum { LK_F_MORE, LK_F_END, LK_F_BAD };
  * literal/length code, loaded before the match is copied. Two refills read
  * at most 15 bytes.
  */
-static inline __attribute__((always_inline)) int
-lk_fast_body(struct lk_fast *f, const lk_u32 *lt, const lk_u32 *dt,
-	     const lk_u8 *in_lim, const lk_u8 *out_lim, const lk_u8 *out_beg)
+static int lk_fast(struct lk_fast *f, const lk_u32 *lt, const lk_u32 *dt,
+		   const lk_u8 *in_lim, const lk_u8 *out_lim,
+		   const lk_u8 *out_beg)
 {
 	const lk_u8 *in = f->in;
 	lk_u8 *out = f->out;
@@ -513,8 +522,9 @@ lk_fast_body(struct lk_fast *f, const lk_u32 *lt, const lk_u32 *dt,
 			}
 		}
 		len = LK_EVAL(e, saved);
-		LK_REFILL_FAST();
+		/* 14+ bits left: the distance entry needs no refill. */
 		e = dt[bb & LK_MASK(LK_DBITS)];
+		LK_REFILL_FAST();
 		LK_DROP_FAST(e);
 		if (e & LK_F_EXC) {
 			if (!(e & LK_F_SUB)) {
@@ -542,13 +552,6 @@ lk_fast_body(struct lk_fast *f, const lk_u32 *lt, const lk_u32 *dt,
 	f->bb = bb;
 	f->bc = (lk_u8)bc;
 	return r;
-}
-
-static int lk_fast(struct lk_fast *f, const lk_u32 *lt, const lk_u32 *dt,
-		   const lk_u8 *in_lim, const lk_u8 *out_lim,
-		   const lk_u8 *out_beg)
-{
-	return lk_fast_body(f, lt, dt, in_lim, out_lim, out_beg);
 }
 
 /* Careful path: exact bit count, per-symbol checks. */
