@@ -18,11 +18,11 @@
  * at libdeflate's speed (lk_inflate_raw 26.7 ms, libdeflate 27.7 ms with
  * its Adler-32, same minute; 39.6 ms before). Matches are copied as five
  * 8-byte words whatever their length (most are at most 40 bytes), then 8
- * bytes at a time, while at least LK_ROOM output bytes remain. Adler-32
- * sums eight bytes per step in 16-bit lanes. Near either end a careful loop
- * with per-symbol checks takes over; past the end of the input it feeds
- * zero bytes and counts them (pad) so a truncated stream is detected the
- * moment a real bit is missing. Uses about 13 KiB of stack.
+ * bytes at a time, while at least LK_ROOM output bytes remain (the
+ * Adler-32 of lk_inflate_zlib is linkkit/adler32.c's). Near either end a
+ * careful loop with per-symbol checks takes over; past the end of the
+ * input it feeds zero bytes and counts them (pad) so a truncated stream is
+ * detected the moment a real bit is missing. Uses about 13 KiB of stack.
  */
 #include "linkkit.h"
 
