@@ -399,18 +399,11 @@ static int lk_dynamic(struct lk_inf *s)
 /* ---- the hot loop ---- */
 
 /*
- * Fast path state. bc's low byte is the number of valid bits in bb; the
+ * In the fast path bc's low byte is the number of valid bits in bb and the
  * bits above it are garbage (whole entries are subtracted from it, which
  * saves extracting their low byte). The bits of bb above the valid ones are
  * the next input bits or zero, so a refill may OR the same bytes again.
  */
-struct lk_fast {
-	const lk_u8 *in;
-	lk_u8 *out;
-	lk_u64 bb;
-	lk_u64 bc;
-};
-
 /* Tops the valid bits up to 56..63 from 8 readable input bytes. */
 #define LK_REFILL_FAST()                                                       \
 	(bb |= *(const lk_unal64 *)in << (bc & 63), in += 7 - ((bc >> 3) & 7), \
@@ -478,13 +471,12 @@ enum { LK_F_MORE, LK_F_END, LK_F_BAD };
  * at most 15 bytes; the one before the loop is followed by one that reads
  * the same bytes (no bits were used in between).
  */
-static int lk_fast(struct lk_fast *f, const lk_u32 *lt, const lk_u32 *dt,
-		   const lk_u8 *in_lim, const lk_u8 *out_lim,
-		   const lk_u8 *out_beg)
+static int lk_fast(struct lk_inf *s, const lk_u8 *in_lim, const lk_u8 *out_lim)
 {
-	const lk_u8 *in = f->in;
-	lk_u8 *out = f->out;
-	lk_u64 bb = f->bb, bc = f->bc, saved;
+	const lk_u8 *in = s->in, *out_beg = s->out_beg;
+	const lk_u32 *lt = s->lit, *dt = s->dist;
+	lk_u8 *out = s->out;
+	lk_u64 bb = s->bb, bc = s->bc, saved;
 	lk_u32 e, len, dist;
 	int r = LK_F_MORE;
 
@@ -554,10 +546,10 @@ static int lk_fast(struct lk_fast *f, const lk_u32 *lt, const lk_u32 *dt,
 		lk_copy_fast(out, dist, len);
 		out += len;
 	} while (in < in_lim && out < out_lim);
-	f->in = in;
-	f->out = out;
-	f->bb = bb;
-	f->bc = (lk_u8)bc;
+	s->in = in;
+	s->out = out;
+	s->bb = bb;
+	s->bc = (lk_u8)bc;
 	return r;
 }
 
@@ -574,70 +566,64 @@ static int lk_fast(struct lk_fast *f, const lk_u32 *lt, const lk_u32 *dt,
 		LK_DROP(e);                                            \
 	} while (0)
 
-static int lk_codes(struct lk_inf *s)
+/* One symbol (a literal, a match or the end of the block) with every
+ * check, for the last bytes of the input or the output. */
+static int lk_careful(struct lk_inf *s)
 {
-	const lk_u8 *in_end = s->in_end, *out_beg = s->out_beg;
-	const lk_u8 *in_lim = s->in, *out_lim = s->out;
-	lk_u8 *out_end = s->out_end;
-	const lk_u32 *lt = s->lit, *dt = s->dist;
-	struct lk_fast f;
 	lk_u64 bb, saved;
 	unsigned bc;
 	lk_u32 e, len, dist;
+
+	lk_refill(s);
+	bb = s->bb;
+	bc = s->bc;
+	LK_LOOKUP(e, s->lit, LK_LBITS);
+	if (bc < 8 * s->pad)
+		return LK_F_BAD;
+	if (e & LK_F_EXC) {
+		s->bb = bb;
+		s->bc = bc;
+		return e & LK_F_EOB ? LK_F_END : LK_F_BAD;
+	}
+	if (e & LK_F_LIT) {
+		if (s->out == s->out_end)
+			return LK_F_BAD;
+		*s->out++ = LK_ELIT(e);
+	} else {
+		len = LK_EVAL(e, saved);
+		LK_LOOKUP(e, s->dist, LK_DBITS);
+		if (e & LK_F_EXC)
+			return LK_F_BAD;
+		dist = LK_EVAL(e, saved);
+		if (bc < 8 * s->pad || dist > (lk_size)(s->out - s->out_beg) ||
+		    len > (lk_size)(s->out_end - s->out))
+			return LK_F_BAD;
+		for (; len; len--, s->out++)
+			*s->out = *(s->out - dist);
+	}
+	s->bb = bb;
+	s->bc = bc;
+	return LK_F_MORE;
+}
+
+static int lk_codes(struct lk_inf *s)
+{
+	const lk_u8 *in_lim = s->in, *out_lim = s->out;
 	int r;
 
 	/* Stop the fast path 16 input and LK_ROOM output bytes early. */
-	if (in_end - in_lim >= 16)
-		in_lim = in_end - 15;
-	if (out_end - out_lim >= LK_ROOM)
-		out_lim = out_end - LK_ROOM + 1;
-	for (;;) {
-		f.in = s->in;
-		f.out = s->out;
-		f.bb = s->bb;
-		f.bc = s->bc;
-		r = lk_fast(&f, lt, dt, in_lim, out_lim, out_beg);
-		s->in = f.in;
-		s->out = f.out;
-		s->bb = f.bb;
-		s->bc = (unsigned)f.bc;
-		if (r == LK_F_END)
-			return lk_truncated(s) ? LK_I_BAD : LK_I_OK;
-		if (r == LK_F_BAD)
-			return LK_I_BAD;
-		/* One symbol with every check. */
-		lk_refill(s);
-		bb = s->bb;
-		bc = s->bc;
-		LK_LOOKUP(e, lt, LK_LBITS);
-		if (bc < 8 * s->pad)
-			return LK_I_BAD;
-		if (e & LK_F_LIT) {
-			if (s->out == out_end)
-				return LK_I_BAD;
-			*s->out++ = LK_ELIT(e);
-		} else if (e & LK_F_EXC) {
-			s->bb = bb;
-			s->bc = bc;
-			if (!(e & LK_F_EOB))
-				return LK_I_BAD;
-			return lk_truncated(s) ? LK_I_BAD : LK_I_OK;
-		} else {
-			len = LK_EVAL(e, saved);
-			LK_LOOKUP(e, dt, LK_DBITS);
-			if (e & LK_F_EXC)
-				return LK_I_BAD;
-			dist = LK_EVAL(e, saved);
-			if (bc < 8 * s->pad ||
-			    dist > (lk_size)(s->out - out_beg) ||
-			    len > (lk_size)(out_end - s->out))
-				return LK_I_BAD;
-			for (; len; len--, s->out++)
-				*s->out = *(s->out - dist);
-		}
-		s->bb = bb;
-		s->bc = bc;
-	}
+	if (s->in_end - in_lim >= 16)
+		in_lim = s->in_end - 15;
+	if (s->out_end - out_lim >= LK_ROOM)
+		out_lim = s->out_end - LK_ROOM + 1;
+	do {
+		r = lk_fast(s, in_lim, out_lim);
+		if (r == LK_F_MORE)
+			r = lk_careful(s);
+	} while (r == LK_F_MORE);
+	if (r == LK_F_BAD)
+		return LK_I_BAD;
+	return lk_truncated(s) ? LK_I_BAD : LK_I_OK;
 }
 
 static int lk_blocks(struct lk_inf *s)
