@@ -75,6 +75,8 @@ struct lk_link {
 	lk_u32 *order;       /* objects in placement order */
 	lk_u32 *obj_pos;     /* object -> position in order */
 	lk_u32 *slot_order;  /* per slot, its chunks in placement order */
+	lk_u32 *pos_start;   /* nobj + 1: counting sort by object position */
+	lk_u32 *slot_fill;   /* per slot: chunks distributed so far */
 	lk_u32 *comdat_win;  /* COMDAT group -> object whose copy is kept */
 	lk_u8 *chunk_dead;   /* chunk of a COMDAT copy that is not kept */
 	lk_u64 *chunk_vma;
@@ -140,7 +142,13 @@ int lk_link_write_parts(struct lk_link *L, void *dst, struct lk_rng *rng,
 			int parts);
 
 /* reloc_x86_64.c */
-int lk_reloc_width(lk_u32 type);
+#define LK_RELOC_NTYPES (LK_R_X86_64_PC64 + 1)
+extern const lk_u8 lk_reloc_widths[LK_RELOC_NTYPES];
+/* Field bytes of a type the boot side applies; 0 for any other. */
+static inline int lk_reloc_width(lk_u32 type)
+{
+	return type < LK_RELOC_NTYPES ? lk_reloc_widths[type] : 0;
+}
 const char *lk_reloc_name(lk_u32 type);
 int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk, lk_u32 r,
 		   lk_u8 *loc, lk_u32 *nerr);

@@ -54,13 +54,6 @@ static int lk_less_pin(const void *ctx, lk_u32 a, lk_u32 b)
 	return L->obj[a].pin_rank < L->obj[b].pin_rank;
 }
 
-static int lk_less_pos(const void *ctx, lk_u32 a, lk_u32 b)
-{
-	const struct lk_link *L = ctx;
-
-	return L->obj_pos[L->chunk[a].object] < L->obj_pos[L->chunk[b].object];
-}
-
 static int lk_less_align(const void *ctx, lk_u32 a, lk_u32 b)
 {
 	const struct lk_link *L = ctx;
@@ -82,6 +75,8 @@ static int lk_layout_alloc(struct lk_link *L)
 	L->order = lk_link_alloc(L, L->nobj, 4);
 	L->obj_pos = lk_link_alloc(L, L->nobj, 4);
 	L->slot_order = lk_link_alloc(L, L->nchunk, 4);
+	L->pos_start = lk_link_alloc(L, (lk_u64)L->nobj + 1, 4);
+	L->slot_fill = lk_link_alloc(L, L->nslot, 4);
 	L->comdat_win = lk_link_alloc(L, L->ncomdat, 4);
 	L->chunk_dead = lk_link_alloc(L, L->nchunk, 1);
 	L->chunk_vma = lk_link_alloc(L, L->nchunk, 8);
@@ -99,8 +94,9 @@ static int lk_layout_alloc(struct lk_link *L)
 	L->os_tmp = lk_link_alloc(L, L->nout, 8);
 	L->item = lk_link_alloc(L, (lk_u64)L->nchunk + L->nop,
 				sizeof(struct lk_item));
-	return L->order && L->obj_pos && L->slot_order && L->comdat_win &&
-	       L->chunk_dead && L->chunk_vma && L->chunk_size &&
+	return L->order && L->obj_pos && L->slot_order && L->pos_start &&
+	       L->slot_fill && L->comdat_win && L->chunk_dead &&
+	       L->chunk_vma && L->chunk_size &&
 	       L->group_owner && L->group_run && L->class_off &&
 	       L->class_owner && L->sym_val && L->sym_sec && L->sym_known &&
 	       L->slot_done && L->os && L->os_seq && L->os_tmp && L->item;
@@ -222,16 +218,41 @@ static int lk_chunk_fixed(const struct lk_link *L, lk_u32 c)
 	return o->pin_rank != 0 || (o->flags & LK_OBJ_GAP) != 0;
 }
 
+/*
+ * Every chunk by object position (ties by index), with one counting sort
+ * instead of a comparison sort per slot; dealt out to the slots in that
+ * order, each slot gets its chunks stably sorted by position. The slots
+ * partition the chunk table (lk_link_open).
+ */
+static void lk_sort_by_pos(struct lk_link *L)
+{
+	lk_u32 *start = L->pos_start, *all = L->tmp;
+	lk_u32 c, p, s;
+
+	lk_memset(start, 0, ((lk_size)L->nobj + 1) * sizeof(*start));
+	for (c = 0; c < L->nchunk; c++)
+		start[L->obj_pos[L->chunk[c].object] + 1]++;
+	for (p = 0; p < L->nobj; p++)
+		start[p + 1] += start[p];
+	for (c = 0; c < L->nchunk; c++)
+		all[start[L->obj_pos[L->chunk[c].object]]++] = c;
+	lk_memset(L->slot_fill, 0, (lk_size)L->nslot * sizeof(*L->slot_fill));
+	for (p = 0; p < L->nchunk; p++) {
+		c = all[p];
+		s = L->chunk[c].slot;
+		L->slot_order[L->slot[s].first_chunk + L->slot_fill[s]++] = c;
+	}
+}
+
 static void lk_order_slot(struct lk_link *L, lk_u32 s, struct lk_rng *rng)
 {
 	const struct lk_slot *sl = &L->slot[s];
 	lk_u32 *v = L->slot_order + sl->first_chunk;
 	lk_u32 i, n = sl->chunk_count, nfixed = 0;
 
-	for (i = 0; i < n; i++)
-		v[i] = sl->first_chunk + i;
-	if (!(sl->flags & LK_SLOT_CANONICAL))
-		lk_stable_sort(v, L->tmp, n, lk_less_pos, L);
+	if (sl->flags & LK_SLOT_CANONICAL)
+		for (i = 0; i < n; i++)
+			v[i] = sl->first_chunk + i;
 	if (sl->flags & LK_SLOT_SHUFFLE) {
 		while (nfixed < n && lk_chunk_fixed(L, v[nfixed]))
 			nfixed++;
@@ -702,6 +723,7 @@ int lk_link_layout(struct lk_link *L, struct lk_rng *rng)
 	lk_order_objects(L, rng);
 	lk_choose_comdats(L);
 	lk_choose_gaps(L, rng);
+	lk_sort_by_pos(L);
 	for (lk_u32 s = 0; s < L->nslot; s++)
 		lk_order_slot(L, s, rng);
 	if (!lk_run_plan(L))

@@ -173,6 +173,7 @@ static int lk_check_comdats(struct lk_link *L)
 
 static int lk_check_slots(struct lk_link *L)
 {
+	lk_u64 total = 0;
 	lk_u32 i;
 	const lk_u32 known = LK_SLOT_CANONICAL | LK_SLOT_SORT_ALIGN |
 			     LK_SLOT_SORT_NAME | LK_SLOT_SHUFFLE;
@@ -187,14 +188,45 @@ static int lk_check_slots(struct lk_link *L)
 			       s->flags, s->first_chunk, s->chunk_count);
 			return 0;
 		}
+		total += s->chunk_count;
+	}
+	/* With each chunk inside its own slot's range (lk_check_chunk),
+	 * this makes the ranges a partition: the layout orders all slots
+	 * with one counting sort. */
+	if (total != L->nchunk) {
+		LK_ERR(L, "%s: slots hold %llu chunks, the table has %u",
+		       L->name, total, L->nchunk);
+		return 0;
 	}
 	return 1;
+}
+
+/* The first bad relocation of chunk i, for the error line. */
+static void lk_report_reloc(struct lk_link *L, lk_u32 i)
+{
+	const struct lk_chunk *c = &L->chunk[i];
+	lk_u32 k;
+
+	for (k = c->reloc_first; k < c->reloc_first + c->reloc_count; k++) {
+		const struct lk_reloc *r = &L->rel[k];
+		int w = lk_reloc_width(r->type);
+
+		if (w == 0 || r->sym >= L->nsym || r->offset > c->size ||
+		    c->size - r->offset < (lk_u64)w) {
+			LK_ERR(L, "%s: %s(%s+0x%llx): bad relocation (type %u, "
+			       "symbol %u)", L->name, lk_chunk_obj_name(L, i),
+			       lk_str(L, c->name), r->offset, r->type, r->sym);
+			return;
+		}
+	}
 }
 
 static int lk_check_chunk_relocs(struct lk_link *L, lk_u32 i)
 {
 	const struct lk_chunk *c = &L->chunk[i];
-	lk_u32 k;
+	const struct lk_reloc *r, *end;
+	lk_u64 size = c->size, w;
+	lk_u32 bad = 0;
 
 	if (c->reloc_count == 0)
 		return 1;
@@ -205,19 +237,18 @@ static int lk_check_chunk_relocs(struct lk_link *L, lk_u32 i)
 		       c->reloc_first, c->reloc_count);
 		return 0;
 	}
-	for (k = c->reloc_first; k < c->reloc_first + c->reloc_count; k++) {
-		const struct lk_reloc *r = &L->rel[k];
-		int w = lk_reloc_width(r->type);
-
-		if (w == 0 || r->sym >= L->nsym || r->offset > c->size ||
-		    c->size - r->offset < (lk_u64)w) {
-			LK_ERR(L, "%s: %s(%s+0x%llx): bad relocation (type %u, "
-			       "symbol %u)", L->name, lk_chunk_obj_name(L, i),
-			       lk_str(L, c->name), r->offset, r->type, r->sym);
-			return 0;
-		}
+	/* Every record of the payload passes here: the checks are OR-ed
+	 * without a branch per record, and the first failure is looked for
+	 * again only to report it. */
+	r = L->rel + c->reloc_first;
+	for (end = r + c->reloc_count; r < end; r++) {
+		w = (lk_u64)lk_reloc_width(r->type);
+		bad |= (w == 0) | (r->sym >= L->nsym) | (r->offset > size) |
+		       (size - r->offset < w);
 	}
-	return 1;
+	if (bad)
+		lk_report_reloc(L, i);
+	return !bad;
 }
 
 /* A dead copy only loses its size and relocations: it must not be a

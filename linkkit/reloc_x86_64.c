@@ -5,25 +5,18 @@
  */
 #include "link_internal.h"
 
-int lk_reloc_width(lk_u32 type)
-{
-	switch (type) {
-	case LK_R_X86_64_64:
-	case LK_R_X86_64_PC64:
-		return 8;
-	case LK_R_X86_64_PC32:
-	case LK_R_X86_64_32:
-	case LK_R_X86_64_32S:
-		return 4;
-	case LK_R_X86_64_16:
-	case LK_R_X86_64_PC16:
-		return 2;
-	case LK_R_X86_64_8:
-	case LK_R_X86_64_PC8:
-		return 1;
-	}
-	return 0;
-}
+/* A table, not a switch: lk_link_open looks up every relocation. */
+const lk_u8 lk_reloc_widths[LK_RELOC_NTYPES] = {
+	[LK_R_X86_64_64] = 8,
+	[LK_R_X86_64_PC64] = 8,
+	[LK_R_X86_64_PC32] = 4,
+	[LK_R_X86_64_32] = 4,
+	[LK_R_X86_64_32S] = 4,
+	[LK_R_X86_64_16] = 2,
+	[LK_R_X86_64_PC16] = 2,
+	[LK_R_X86_64_8] = 1,
+	[LK_R_X86_64_PC8] = 1,
+};
 
 const char *lk_reloc_name(lk_u32 type)
 {

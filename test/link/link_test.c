@@ -1015,6 +1015,8 @@ static void m_relrange(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f
 static void m_strnul(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; p[HDR(p)->strtab.off + HDR(p)->strtab.count - 1] = 'x'; }
 static void m_name(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->name = 0xfffff; }
 static void m_slotrange(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; ((struct lk_slot *)(p + HDR(p)->slots.off))[2].chunk_count = 5; }
+/* Still inside the table, but overlapping slot 1: a chunk in two slots. */
+static void m_slotover(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; ((struct lk_slot *)(p + HDR(p)->slots.off))[0].chunk_count++; }
 static void m_fill(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; ((struct lk_outsec *)(p + HDR(p)->outsecs.off))[0].fill_len = 5; }
 static void m_gapfill(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_gap)->data_off = 0x100; }
 static void m_planidx(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; ((struct lk_op *)(p + HDR(p)->plan.off))[3].arg = 40; }
@@ -1043,6 +1045,7 @@ static void test_validation(void)
 	bad_payload("valid_strtab_nul", m_strnul, "not NUL-terminated");
 	bad_payload("valid_name_offset", m_name, "chunk 2: name offset 0xfffff");
 	bad_payload("valid_slot_range", m_slotrange, "slot 2: bad outsec");
+	bad_payload("valid_slot_overlap", m_slotover, "slots hold");
 	bad_payload("valid_fill_len", m_fill, "output section .text: bad type");
 	bad_payload("valid_gap_fill", m_gapfill, "gap(.text.gap): bad flags");
 	bad_payload("valid_plan_index", m_planidx, "plan op 3");
