@@ -114,14 +114,51 @@ static void lk_reloc_items(const struct lk_link *L, lk_u32 from, lk_u32 to,
 }
 
 /*
- * Items of one output section are contiguous: sections do not nest. With
- * nerr, each chunk is relocated right after it is copied, while it is
- * still in the cache: a separate pass would read and write the whole
- * image once more (on 49 MB with 636k relocations that pass cost as
- * much as the copy).
+ * A chunk whose bytes are a plain copy into a section that is written and
+ * kept as written (not NOBITS, not random-filled, not empty). These are
+ * written by lk_write_direct in chunk order, not with their section.
+ */
+static int lk_chunk_direct(const struct lk_link *L, lk_u32 c)
+{
+	const struct lk_chunk *ch = &L->chunk[c];
+	lk_u32 s = L->slot[ch->slot].outsec;
+
+	return !(ch->flags & (LK_CHUNK_GAP | LK_CHUNK_NOBITS | LK_CHUNK_MERGE)) &&
+	       L->os[s].size != 0 && L->outsec[s].type != LK_SHT_NOBITS &&
+	       !(L->outsec[s].oflags & LK_OUTSEC_RANDOM_FILL);
+}
+
+/*
+ * The direct chunks, in chunk (= payload) order, each relocated right
+ * after its copy while it is in the cache (with nerr). Contents and
+ * relocation records are then both read front to back; in placement
+ * order every chunk started two short runs somewhere random in the
+ * payload, and on the synthetic kernel fetching the relocation records
+ * that way cost more than applying them.
+ */
+static void lk_write_direct(const struct lk_link *L, lk_u8 *dst, lk_u32 *nerr)
+{
+	lk_u32 c;
+	lk_u8 *p;
+
+	for (c = 0; c < L->nchunk; c++) {
+		if (!lk_chunk_direct(L, c))
+			continue;
+		p = dst + (lk_chunk_lma(L, c) - L->load_lo);
+		lk_memcpy(p, L->data + L->chunk[c].data_off,
+			  (lk_size)L->chunk_size[c]);
+		if (nerr && L->chunk[c].reloc_count && !L->chunk_dead[c])
+			lk_reloc_chunk_apply(L, c, p, nerr);
+	}
+}
+
+/*
+ * Items of one output section are contiguous: sections do not nest.
+ * Direct chunks are left to lk_write_direct; the rest of the section
+ * (padding, data items, gaps, merged strings) is written here.
  */
 static lk_u32 lk_write_outsec(const struct lk_link *L, lk_u32 s, lk_u32 i,
-			      lk_u8 *dst, lk_u32 *nerr)
+			      lk_u8 *dst)
 {
 	const struct lk_os *o = &L->os[s];
 	const struct lk_outsec *os = &L->outsec[s];
@@ -134,9 +171,8 @@ static lk_u32 lk_write_outsec(const struct lk_link *L, lk_u32 s, lk_u32 i,
 		if (os->type == LK_SHT_NOBITS)
 			continue;
 		lk_fill(os, base + (cur - o->vma), it->vma - cur);
-		lk_write_item(L, it, base + (it->vma - o->vma));
-		if (nerr && it->kind == LK_ITEM_CHUNK)
-			lk_reloc_chunk(L, it->chunk, dst, nerr);
+		if (it->kind != LK_ITEM_CHUNK || !lk_chunk_direct(L, it->chunk))
+			lk_write_item(L, it, base + (it->vma - o->vma));
 		cur = it->vma + lk_item_size(L, it);
 	}
 	if (os->type == LK_SHT_NOBITS)
@@ -165,18 +201,18 @@ static void lk_zero_holes(const struct lk_link *L, lk_u8 *d)
 
 /*
  * parts: LK_WRITE_CONTENTS (contents, fills, random-fill, headers) and/or
- * LK_WRITE_RELOCS. Both (lk_link_write) relocate each chunk as it is
- * written, except in sections whose bytes are overwritten afterwards
- * (NOBITS zeroing, random-fill) or skipped (empty), which are relocated
- * after their section, as a separate pass would; errors come in item
- * order either way. One part alone is for the bench's per-phase times.
+ * LK_WRITE_RELOCS. Both (lk_link_write) relocate each direct chunk as it
+ * is copied, in chunk order; chunks in sections whose bytes are
+ * overwritten afterwards (NOBITS zeroing, random-fill) or skipped (empty)
+ * are relocated after their section, in item order, as a separate pass
+ * would. One part alone is for the bench's per-phase times.
  */
 int lk_link_write_parts(struct lk_link *L, void *dst, struct lk_rng *rng,
 			int parts)
 {
 	lk_u8 *d = dst;
 	lk_u32 i = 0, i0, s, q, nerr = 0;
-	int inline_relocs;
+	int later;
 
 	if (!L->laid_out) {
 		LK_ERR(L, "%s: write before a successful layout", L->name);
@@ -194,22 +230,21 @@ int lk_link_write_parts(struct lk_link *L, void *dst, struct lk_rng *rng,
 			while (i < L->nitem && L->item[i].outsec == s)
 				i++;
 		} else {
-			inline_relocs =
-				(parts & LK_WRITE_RELOCS) &&
-				L->outsec[s].type != LK_SHT_NOBITS &&
+			/* Their direct chunks come in lk_write_direct. */
+			later = L->outsec[s].type != LK_SHT_NOBITS &&
 				!(L->outsec[s].oflags & LK_OUTSEC_RANDOM_FILL);
-			i = lk_write_outsec(L, s, i, d,
-					    inline_relocs ? &nerr : 0);
+			i = lk_write_outsec(L, s, i, d);
 			if (L->outsec[s].oflags & LK_OUTSEC_RANDOM_FILL)
 				lk_rng_bytes(rng,
 					     d + (L->os[s].lma - L->load_lo),
 					     (lk_size)L->os[s].size);
-			if (inline_relocs)
+			if (later)
 				continue;
 		}
 		if (parts & LK_WRITE_RELOCS)
 			lk_reloc_items(L, i0, i, d, &nerr);
 	}
+	lk_write_direct(L, d, (parts & LK_WRITE_RELOCS) ? &nerr : 0);
 	lk_write_headers(L, d);
 	/* Items no section claimed were still relocated by the old pass. */
 	if (parts & LK_WRITE_RELOCS)
