@@ -123,7 +123,8 @@ static int lk_chunk_direct(const struct lk_link *L, lk_u32 c)
 	const struct lk_chunk *ch = &L->chunk[c];
 	lk_u32 s = L->slot[ch->slot].outsec;
 
-	return !(ch->flags & (LK_CHUNK_GAP | LK_CHUNK_NOBITS | LK_CHUNK_MERGE)) &&
+	return !(ch->flags &
+		 (LK_CHUNK_GAP | LK_CHUNK_NOBITS | LK_CHUNK_MERGE)) &&
 	       L->os[s].size != 0 && L->outsec[s].type != LK_SHT_NOBITS &&
 	       !(L->outsec[s].oflags & LK_OUTSEC_RANDOM_FILL);
 }
