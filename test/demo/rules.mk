@@ -39,6 +39,10 @@ $(DEMO_D)/objs/%.o: test/demo/src/%.c test/demo/src/demo.h $(DEMO_GEN)
 	$(CC) $(DEMO_CFLAGS) $(or $(DEMO_CFLAGS_$*),$(DEMO_SSP)) \
 	  -DOBJ_NAME='"$*"' -DOBJ_INDEX=$(DEMO_IDX_$*) -c $< -o $@
 
+# The payload needle is the payload header of the current format.
+$(DEMO_D)/objs/needles.o: DEMO_CFLAGS += -Ilinkkit
+$(DEMO_D)/objs/needles.o: linkkit/kit_format.h linkkit/lk_types.h
+
 $(DEMO_D)/objs/%.o: test/demo/src/%.S
 	@mkdir -p $(dir $@)
 	$(CC) -c -fno-pic -fno-pie -Wa,--fatal-warnings $< -o $@

@@ -30,6 +30,14 @@ ALLOWED = re.compile(r"demo: (loader (relinked|fallback)|fingerprint [0-9a-f]{16
 failed = 0
 
 
+def payload_version():
+    """LK_PAYLOAD_VERSION from linkkit/kit_format.h (the needle follows it)."""
+    hdr = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                       "linkkit", "kit_format.h")
+    with open(hdr) as f:
+        return int(re.search(r"#define LK_PAYLOAD_VERSION (\d+)", f.read()).group(1))
+
+
 def result(name, ok, why=""):
     global failed
     if ok:
@@ -106,7 +114,7 @@ def run_all(tmp):
     expect_fail("boot_no_acpi", rc, lines, r"demo: check acpi FAIL")
 
     # Kit remnants left in RAM: a module low, and a blob near the top.
-    needles = (b"LINKKIT" + bytes([0x1A]), bytes.fromhex("4c4b504c01000000"),
+    needles = (b"LINKKIT" + bytes([0x1A]), b"LKPL" + payload_version().to_bytes(4, "little"),
                "-".join(["relinkboot", "kit", "canary"]).encode())
     leak = os.path.join(tmp, "leak.bin")
     with open(leak, "wb") as f:

@@ -4,6 +4,7 @@
  * neither the objects, the kit, nor the kernel image contain them.
  */
 #include "demo.h"
+#include "kit_format.h" /* LK_PAYLOAD_VERSION: the needle follows the format */
 
 DEMO_OBJECT(needles)
 DEMO_IDENT(needles)
@@ -14,9 +15,11 @@ DEMO_IDENT(needles)
 /* "LINKKIT\x1a" (kit_format.h LK_KIT_MAGIC) */
 static const u8 needles_kit[] = {E('L'), E('I'), E('N'), E('K'),
 				 E('K'), E('I'), E('T'), E(0x1a)};
-/* LK_PAYLOAD_MAGIC then LK_PAYLOAD_VERSION 1, little-endian u32s */
+/* LK_PAYLOAD_MAGIC then LK_PAYLOAD_VERSION, little-endian u32s */
+#define V(n) E((LK_PAYLOAD_VERSION >> (n)) & 0xff)
 static const u8 needles_payload[] = {E('L'), E('K'), E('P'), E('L'),
-				     E(1),   E(0),   E(0),   E(0)};
+				     V(0),   V(8),   V(16),  V(24)};
+#undef V
 /* the canary string the kit carries */
 static const u8 needles_canary[] = {
 	E('r'), E('e'), E('l'), E('i'), E('n'), E('k'), E('b'),
