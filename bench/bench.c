@@ -6,7 +6,7 @@
  * build's. Also times zlib's inflate of the same stream and a memcpy of
  * the image, because the targets are ratios against those.
  *
- * Usage: bench KIT [RUNS]
+ * Usage: bench KIT [RUNS]   (environment: BENCH_PAGES=4k, see big_alloc)
  * Output: one `phase NAME MS MB/s` line per phase, then `key value` lines
  * (bench/run.sh turns them into the docs/bench.md table).
  */
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <zlib.h>
 #include "link_internal.h"
 #include "sha256_impl.h"
@@ -66,6 +67,35 @@ static const struct lk_host host = {
 	&mem, count_alloc, count_free, print_log, no_entropy, LK_LOG_WARN,
 };
 
+/*
+ * Kit, payload and image buffers in 2 MiB pages where the kernel gives
+ * them (BENCH_PAGES=4k: ordinary pages). At boot these buffers sit in the
+ * firmware's identity map, which OVMF/EDK2 builds from 2 MiB (or 1 GiB)
+ * pages, so 4 KiB pages would time TLB misses the boot does not have.
+ */
+static int huge_pages = 1;
+
+static void *big_alloc(size_t n)
+{
+	size_t len = (n + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+	void *p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (huge_pages)
+		madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
+
+static void big_free(void *p, size_t n)
+{
+	size_t len = (n + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+
+	if (p)
+		munmap(p, len ? len : 1);
+}
+
 /* Writes every page so later timings see no page faults; volatile so the
  * compiler cannot drop it as a dead store before a memcpy. */
 static void touch(void *p, size_t n)
@@ -105,9 +135,9 @@ static unsigned char *read_file(const char *path, size_t *n)
 
 	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
 		goto out;
-	p = malloc(len ? len : 1);
+	p = big_alloc(len);
 	if (p && fread(p, 1, len, f) != (size_t)len) {
-		free(p);
+		big_free(p, len);
 		p = NULL;
 	}
 	*n = len;
@@ -165,7 +195,7 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 	start();
 	rc = lk_kit_open(&host, kit, kn, "kit", &k);
 	stop(r, P_VERIFY, run);
-	payload = malloc(k.payload_size);
+	payload = big_alloc(k.payload_size);
 	/* Touch the buffers first: page faults are the host's, not the core's. */
 	touch(payload, k.payload_size);
 	start();
@@ -179,12 +209,12 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 	rc = rc ? rc : lk_link_layout(L, &rng);
 	stop(r, P_PLACE, run);
 	if (rc) {
-		free(payload);
+		big_free(payload, k.payload_size);
 		return 1;
 	}
 	lk_link_info(L, &in);
 	r->image = in.load_hi - in.load_lo;
-	img = malloc(r->image);
+	img = big_alloc(r->image);
 	touch(img, r->image);
 	start();
 	rc = lk_link_write(L, img, &rng);
@@ -221,16 +251,16 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 		rc = 1;
 	stop(r, P_ZLIB, run);
 	/* A plain copy of an image-sized buffer into warm memory. */
-	unsigned char *copy = malloc(r->image);
+	unsigned char *copy = big_alloc(r->image);
 	touch(copy, r->image);
 	start();
 	memcpy(copy, img, r->image);
 	stop(r, P_MEMCPY, run);
 	if (copy[r->image / 2] != img[r->image / 2])
 		rc = 1;
-	free(copy);
-	free(img);
-	free(payload);
+	big_free(copy, r->image);
+	big_free(img, r->image);
+	big_free(payload, k.payload_size);
 	return rc;
 }
 
@@ -260,6 +290,7 @@ static void report(struct result *r, int runs)
 	printf("relocations %u\n", r->nreloc);
 	printf("relocs_per_s %.0f\n", med[P_RELOC] > 0 ? r->nreloc / med[P_RELOC] * 1e3 : 0);
 	printf("sha256_ni %d\n", lk_sha256_select(LK_SHA256_AUTO));
+	printf("pages %s\n", huge_pages ? "2M" : "4k");
 	printf("kit_bytes %llu\n", (unsigned long long)r->kit);
 	printf("payload_bytes %llu\n", (unsigned long long)r->payload);
 	printf("image_bytes %llu\n", (unsigned long long)r->image);
@@ -290,6 +321,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench KIT [RUNS<=%d]\n", MAX_RUNS);
 		return 2;
 	}
+	huge_pages = !(getenv("BENCH_PAGES") && !strcmp(getenv("BENCH_PAGES"), "4k"));
 	kit = read_file(argv[1], &kn);
 	if (!kit) {
 		fprintf(stderr, "bench: %s: cannot read\n", argv[1]);
@@ -307,6 +339,6 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench: %s: %zu bytes not freed\n", argv[1], (size_t)mem.cur);
 	}
 	report(&r, runs);
-	free(kit);
+	big_free(kit, kn);
 	return 0;
 }

@@ -90,7 +90,7 @@ bench_corpus() {
 	echo
 	echo "write = fill + relocate in one pass (each chunk relocated right after its copy);" \
 		"fill and relocate are each timed alone (relocate as a separate pass over the" \
-		"written image). relocate: $(kv "$out" relocs_per_s) relocations/s; SHA-NI used: $(kv "$out" sha256_ni);" \
+		"written image). relocate: $(kv "$out" relocs_per_s) relocations/s; SHA-NI used: $(kv "$out" sha256_ni); buffer pages: $(kv "$out" pages);" \
 		"verify-portable = verify with the portable SHA-256;" \
 		"core allocations peak $(kv "$out" core_peak_bytes) B;" \
 		"stage peak (kit + payload + image + core) $peak B"
