@@ -15,32 +15,19 @@ Writes into OUTDIR one kit per case, each made from the valid IN.kit:
                  inflated payload, recompressed, SHA-256 recomputed
 The seed is fixed so a failure can be replayed. Layout: linkkit/kit_format.h.
 """
-import hashlib
 import os
 import random
 import struct
 import sys
 import zlib
 
-KIT_MAGIC = b"LINKKIT\x1a"
-HEADER = struct.Struct("<8sHHIQQ32s")  # struct lk_kit_header, 64 bytes
-TABLES_AT = 24  # six u32 fields, then struct lk_table {off, count} pairs
-SYMBOLS_TABLE = 5
+from kitedit import SYMBOLS_TABLE, TABLES_AT, open_kit, pack
+
 FUZZ_SEED = 0x5eed7
 
 
 def die(msg):
     sys.exit("kit-hostile: " + msg)
-
-
-def pack(fields, stream, size=None, zsize=None):
-    """A kit around STREAM with the header fields recomputed (or forced)."""
-    magic, version, hsize, flags = fields[:4]
-    head = HEADER.pack(magic, version, hsize, flags,
-                       len(stream) if zsize is None else zsize,
-                       fields[5] if size is None else size,
-                       hashlib.sha256(stream).digest())
-    return head + stream
 
 
 def fuzz(payload, rng):
@@ -57,17 +44,9 @@ def main():
     if len(sys.argv) != 3:
         die("usage: kit-hostile.py IN.kit OUTDIR")
     src, outdir = sys.argv[1], sys.argv[2]
-    kit = open(src, "rb").read()
-    if len(kit) < HEADER.size:
-        die(f"{src}: too short")
-    fields = HEADER.unpack_from(kit)
-    magic, version, hsize, flags, zsize, size, _ = fields
-    if magic != KIT_MAGIC or version != 1 or hsize != HEADER.size or flags & 1:
-        die(f"{src}: not an unsigned version 1 link kit")
+    kit, fields, payload = open_kit(src, "kit-hostile")
+    hsize, zsize = fields[2], fields[4]
     stream = kit[hsize:hsize + zsize]
-    payload = zlib.decompress(stream)
-    if len(payload) != size:
-        die(f"{src}: payload_size {size} but {len(payload)} bytes inflated")
     kits = {"truncated": kit[:len(kit) // 2],
             "zsize": pack(fields, stream, zsize=0xffffffffffff),
             "size": pack(fields, stream, size=1 << 40)}

@@ -10,26 +10,17 @@ assigns: to the boot side that is exactly an unresolved symbol. The header
 sizes and SHA-256 are recomputed so only the link itself can fail.
 Layouts follow linkkit/kit_format.h (version 1).
 """
-import hashlib
 import struct
 import sys
-import zlib
 
-KIT_MAGIC = b"LINKKIT\x1a"
-HEADER = struct.Struct("<8sHHIQQ32s")  # struct lk_kit_header, 64 bytes
+from kitedit import STRTAB_TABLE, SYMBOLS_TABLE, open_kit, repack, table
+
 SYMBOL = struct.Struct("<IBBBBIIQQ")  # struct lk_symbol, 32 bytes
-LK_KIT_F_SIGNED = 1
 LK_SYM_PLAN = 2
-TABLES_AT = 24  # six u32 fields, then struct lk_table {off, count} pairs
-SYMBOLS_TABLE, STRTAB_TABLE = 5, 11
 
 
 def die(msg):
     sys.exit("kit-undefine: " + msg)
-
-
-def table(payload, index):
-    return struct.unpack_from("<II", payload, TABLES_AT + 8 * index)
 
 
 def find_symbol(payload, name):
@@ -50,24 +41,14 @@ def main():
     if len(sys.argv) != 4:
         die("usage: kit-undefine.py IN.kit SYMBOL OUT.kit")
     src, name, dst = sys.argv[1], sys.argv[2].encode(), sys.argv[3]
-    kit = open(src, "rb").read()
-    magic, version, hsize, flags, zsize, size, _ = HEADER.unpack_from(kit)
-    if magic != KIT_MAGIC or version != 1 or hsize != HEADER.size:
-        die(f"{src}: not a version 1 link kit")
-    if flags & LK_KIT_F_SIGNED:
-        die(f"{src}: signed kits cannot be edited")
-    payload = bytearray(zlib.decompress(kit[hsize:hsize + zsize]))
-    if len(payload) != size:
-        die(f"{src}: payload size does not match the header")
+    kit, fields, payload = open_kit(src, "kit-undefine")
+    payload = bytearray(payload)
     hits = find_symbol(payload, name)
     if not hits:
         die(f"{src}: no symbol {name.decode()}")
     for rec in hits:
         payload[rec + 4] = LK_SYM_PLAN
-    z = zlib.compress(bytes(payload), 9)
-    header = HEADER.pack(KIT_MAGIC, version, hsize, flags, len(z),
-                         len(payload), hashlib.sha256(z).digest())
-    open(dst, "wb").write(header + z + kit[hsize + zsize:])
+    open(dst, "wb").write(repack(kit, fields, payload))
 
 
 main()

@@ -24,10 +24,10 @@ $(QEMU_T)/test-mkimage: test/qemu/test-mkimage.sh $(MKIMAGE)
 $(QEMU_T)/test-runner: test/qemu/test-runner.sh test/qemu/boot.sh
 	$(call qemu_wrapper,test/qemu/test-runner.sh,)
 $(QEMU_T)/test-uefi: test/qemu/boot-tests.sh test/qemu/boot.sh \
-  test/qemu/kit-undefine.py $(QEMU_PRODUCTS)
+  test/qemu/kit-undefine.py test/qemu/kitedit.py $(QEMU_PRODUCTS)
 	$(call qemu_wrapper,test/qemu/boot-tests.sh,uefi)
 $(QEMU_T)/test-bios: test/qemu/boot-tests.sh test/qemu/boot.sh \
-  test/qemu/kit-undefine.py $(QEMU_PRODUCTS)
+  test/qemu/kit-undefine.py test/qemu/kitedit.py $(QEMU_PRODUCTS)
 	$(call qemu_wrapper,test/qemu/boot-tests.sh,bios)
 
 # Signed boots (issue 7): signed kit, unsigned kit, bad signature, refused
@@ -42,7 +42,7 @@ $(QEMU_T)/test-sig-bios: test/qemu/sig-tests.sh test/qemu/boot.sh $(QEMU_PRODUCT
 # Hostile kits (issue 7): truncated, huge header sizes, flipped zlib bit,
 # bad table offset, fuzzed payloads -> fallback with a reason, never a hang.
 TESTS += $(QEMU_T)/test-hostile
-$(QEMU_T)/test-hostile: test/qemu/hostile-tests.sh test/qemu/kit-hostile.py \
+$(QEMU_T)/test-hostile: test/qemu/hostile-tests.sh test/qemu/kit-hostile.py test/qemu/kitedit.py \
   test/qemu/boot.sh $(QEMU_PRODUCTS)
 	$(call qemu_wrapper,test/qemu/hostile-tests.sh,)
 
