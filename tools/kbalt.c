@@ -175,21 +175,28 @@ void kb_add_def(struct kb *b, uint32_t sym, uint32_t oi, uint32_t esym)
 	b->defs[b->ndefs++] = (struct kb_def){ sym, oi, esym };
 }
 
-static void def_fields(const struct kb *b, struct kb_sym *s,
-		       const struct kb_def *d)
+/* Makes S the definition ES in object OBJ: the one place a global
+ * definition's fields are set (first definitions, weak overrides, and the
+ * copies the boot side may pick). */
+void kb_sym_define(struct kb_sym *s, uint32_t obj, const GElf_Sym *es)
 {
-	const GElf_Sym *es = &b->objs[d->obj].syms[d->esym];
 	int weak = GELF_ST_BIND(es->st_info) == STB_WEAK;
 
 	s->def = DEF_OBJ;
 	s->weak_def = weak;
-	s->obj = d->obj;
+	s->obj = obj;
 	s->sec = es->st_shndx;
 	s->value = es->st_value;
 	s->size = es->st_size;
 	s->type = GELF_ST_TYPE(es->st_info);
 	s->bind = weak ? STB_WEAK : STB_GLOBAL;
 	s->emit = 1;
+}
+
+static void def_fields(const struct kb *b, struct kb_sym *s,
+		       const struct kb_def *d)
+{
+	kb_sym_define(s, d->obj, &b->objs[d->obj].syms[d->esym]);
 }
 
 /* A global defined only in later COMDAT copies still needs a definition

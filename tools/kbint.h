@@ -148,6 +148,7 @@ uint32_t kb_global(struct kb *b, const char *name, int create);
 void kb_resolve_comdat(struct kb *b);
 int kb_noncanonical_copy(const struct kb *b, uint32_t oi, uint32_t si);
 void kb_add_def(struct kb *b, uint32_t sym, uint32_t oi, uint32_t esym);
+void kb_sym_define(struct kb_sym *s, uint32_t obj, const GElf_Sym *es);
 void kb_adopt_defs(struct kb *b);
 void kb_comdat_align(struct kb *b);
 void kb_finish_alts(struct kb *b);

@@ -296,15 +296,7 @@ static void define_global(struct kb *b, uint32_t oi, size_t k)
 	}
 	if (s->def == DEF_OBJ && (weak || !s->weak_def))
 		return;
-	s->def = DEF_OBJ;
-	s->weak_def = weak;
-	s->obj = oi;
-	s->sec = es->st_shndx;
-	s->value = es->st_value;
-	s->size = es->st_size;
-	s->type = GELF_ST_TYPE(es->st_info);
-	s->bind = weak ? STB_WEAK : STB_GLOBAL;
-	s->emit = 1;
+	kb_sym_define(s, oi, es);
 }
 
 static void define_local(struct kb *b, uint32_t oi, size_t k)
