@@ -29,18 +29,33 @@ def child_cpu_ms():
     return (r.ru_utime + r.ru_stime) * 1e3
 
 
+def ld_once(linker, script, objs, out):
+    """One timed link: (wall ms, CPU ms, None) or (None, None, error).
+    bench/paired.py times this same command."""
+    c0 = child_cpu_ms()
+    t0 = time.perf_counter()
+    rc, _, err = run(LD[linker] + ['-T', script, '-o', out] + objs)
+    wall = (time.perf_counter() - t0) * 1e3
+    if rc:
+        return None, None, f'ld.{linker}: ' + first_line(err)
+    return wall, child_cpu_ms() - c0, None
+
+
 def time_ld(linker, script, objs, out, runs):
     """(wall ms, CPU ms) medians, or (None, error)."""
     times, cpu = [], []
     for _ in range(runs):
-        c0 = child_cpu_ms()
-        t0 = time.perf_counter()
-        rc, _, err = run(LD[linker] + ['-T', script, '-o', out] + objs)
-        times.append((time.perf_counter() - t0) * 1e3)
-        cpu.append(child_cpu_ms() - c0)
-        if rc:
-            return None, f'ld.{linker}: ' + first_line(err)
+        wall, c, err = ld_once(linker, script, objs, out)
+        if err:
+            return None, err
+        times.append(wall)
+        cpu.append(c)
     return (statistics.median(times), statistics.median(cpu)), None
+
+
+def seed_hex(i):
+    """Seed i of the differential check; seed 1's order is the timed one."""
+    return '%x' % (i * 2654435761)
 
 
 def main():
@@ -50,7 +65,7 @@ def main():
     same = {'bfd': 0, 'lld': 0}
     bad = {'bfd': None, 'lld': None}
     for i in range(1, seeds + 1):
-        kelf, objs = layout_objects(lk, kit, '%x' % (i * 2654435761), policy, objdir, w)
+        kelf, objs = layout_objects(lk, kit, seed_hex(i), policy, objdir, w)
         if kelf is None:
             print(f'error {objs}')
             return
@@ -79,4 +94,5 @@ def main():
         print('mold not timed: not installed (and it takes no SECTIONS script)')
 
 
-main()
+if __name__ == '__main__':
+    main()
