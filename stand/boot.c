@@ -79,13 +79,19 @@ static void relink_drop_inputs(struct stand *s, struct relink *r)
 
 static void relink_wipe(struct stand *s, struct relink *r)
 {
+	/* The leak test's -neg stage only: what the failed relink held (kit,
+	 * payload, link state, image) stays, as if this wipe were forgotten. */
+	if (s->keep_failed_relink) {
+		lk_wipe(r, sizeof(*r));
+		return;
+	}
 	relink_drop_inputs(s, r);
 	/* A layout that was not booted still tells how this kit links. Its
 	 * image, whole or partly written, is that layout: the fallback may
 	 * load elsewhere or end sooner, so it would survive. */
 	if (r->elfv)
 		lk_wipe(r->elfv, (lk_size)r->elfv_size);
-	if (r->image_hi > r->image_lo && !s->keep_failed_image)
+	if (r->image_hi > r->image_lo)
 		lk_wipe((void *)(lk_uptr)r->image_lo,
 			(lk_size)(r->image_hi - r->image_lo));
 	lk_wipe(r, sizeof(*r));

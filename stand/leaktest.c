@@ -11,8 +11,9 @@
  *  - the unused stage stack and a static buffer (the stub's stage wipe),
  *  - the disk bounce buffer (disk_wipe_bounce).
  * Built with -DLEAKTEST_NEGATIVE it is the negative control: frees are
- * dropped, as if a path forgot them, and a failed relink's image is not
- * wiped; the scan must then find the tags (and that image).
+ * dropped, as if a path forgot them, and nothing a failed relink held
+ * (kit, payload, link state, image) is wiped; the scan must then find
+ * the tags (and those).
  */
 #include "bios.h"
 #include "stand.h"
@@ -65,7 +66,7 @@ void stand_variant_init(struct stand *s)
 	s->host.alloc = lt_alloc;
 	s->host.free = lt_free;
 #ifdef LEAKTEST_NEGATIVE
-	s->keep_failed_image = 1;
+	s->keep_failed_relink = 1;
 #endif
 	leak_fill(lt_static, sizeof(lt_static), LEAK_KIND_STATIC);
 	leak_fill((void *)(lk_uptr)STAND_BOUNCE, STAND_BOUNCE_SECTORS * 512u,

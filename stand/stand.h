@@ -33,9 +33,10 @@ struct stand {
 	 * fallback must be signed by it. */
 	int have_key;
 	struct lk_pubkey key;
-	/* Leak-test -neg build only (stand/leaktest.c): a failed relink's
-	 * image is not wiped, the negative control of that wipe. */
-	int keep_failed_image;
+	/* Leak-test -neg build only (stand/leaktest.c): nothing a failed
+	 * relink held (kit, payload, link state, image) is wiped or freed,
+	 * the negative control of relink_wipe. */
+	int keep_failed_relink;
 };
 
 /* host.c */

@@ -2,13 +2,16 @@
 # Runs the leak test of one firmware and its controls side by side:
 #   uefi: the scan, the negative control, the real-entropy boot, the
 #         fallback after a failed link and its negative control, the
-#         OpenBSD-protocol kernel relinked;
+#         OpenBSD-protocol kernel relinked, the fallback after an early
+#         failure (in the layout), the OpenBSD-protocol fallback loaded
+#         over a failed image, and a negative control for each of the two;
 #   bios: the same and the mid-link dump.
 # Results in the order above (test/qemu/leak-tests.sh prints them).
 set -uo pipefail
 fw=${1:?usage: leak-run.sh uefi|bios}
 here=$(cd "$(dirname "$0")" && pwd)
-modes=('' negative entropy fallback fallback-negative obsd)
+modes=('' negative entropy fallback fallback-negative obsd early early-negative
+       obsd-fallback obsd-fallback-negative)
 [ "$fw" = bios ] && modes+=(midlink)
 out=$(mktemp -d "${TMPDIR:-/tmp}/leak-run.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT

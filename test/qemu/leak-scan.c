@@ -19,6 +19,10 @@
  * written so far is the image kind, and the kernel that runs is ELF: its
  * load range is the one skipped (it must hold exactly ELF's image), its
  * entry the one printed, and its file, image and ELF view are legitimate.
+ * --fails place (with --fallback) is for a kit that fails in the layout,
+ * before any image is written (test/qemu/kit-early.py): lk_link_layout
+ * must fail on the host too, and the image kind (never made) is neither
+ * searched nor reported.
  * A kit with `protocol openbsd` gets no ELF view from the stage, so a copy
  * of the link's view (its symbol table is the layout) counts as layout.
  *
@@ -272,7 +276,12 @@ struct secrets {
 	/* The OpenBSD hand-over passes no ELF view: a copy is a leftover
 	 * (its symbol table is the layout). */
 	int view_secret;
+	/* --fails: where the stage's link failed (FAIL_WRITE: the default
+	 * of a --fallback boot, with its image written). */
+	int fails;
 };
+
+enum { FAIL_NONE, FAIL_PLACE, FAIL_WRITE };
 
 /* Repeats the stage's relink with the debug seed. */
 static void relink(struct secrets *S)
@@ -291,8 +300,13 @@ static void relink(struct secrets *S)
 	if (lk_link_open(&host, S->payload, S->payload_len, "kit", &S->L))
 		die("payload does not open");
 	lk_rng_init(&S->rng, S->seed, S->seed_len);
-	if (lk_link_layout(S->L, &S->rng))
-		die("layout failed");
+	if (lk_link_layout(S->L, &S->rng)) {
+		if (S->fails != FAIL_PLACE)
+			die("layout failed");
+		return;
+	}
+	if (S->fails == FAIL_PLACE)
+		die("the layout succeeds: it does not fail in place");
 	lk_link_info(S->L, &info);
 	S->load_lo = info.load_lo;
 	S->load_hi = info.load_hi;
@@ -401,6 +415,14 @@ static int layout_kind(int k)
 	return k == K_PERM || k == K_LAYOUT || k == K_RNG || k == K_IMAGE;
 }
 
+/* Kinds this boot cannot hold: not searched, no result line. */
+static int skipped_kind(const struct secrets *S, int k)
+{
+	if (no_layout && layout_kind(k))
+		return 1;
+	return k == K_IMAGE && S->fails == FAIL_PLACE;
+}
+
 /*
  * The most the kernel can extend past this layout's end: every gap at its
  * maximum, plus room for the alignments that follow them.
@@ -432,7 +454,8 @@ static void add_secrets(struct secrets *S)
 	add_range(K_SEED, S->seed, S->seed_len, WIN / 4, 0);
 	add_range(K_SEED, S->seed_text, strlen(S->seed_text), WIN / 4, 0);
 	/* A failed link's image is nobody's: every window is a secret. */
-	add_range(K_IMAGE, S->image, S->image_len, WIN, !S->fb_path);
+	if (S->image)
+		add_range(K_IMAGE, S->image, S->image_len, WIN, !S->fb_path);
 }
 
 static void record(int kind, uint64_t addr)
@@ -795,6 +818,8 @@ static void parse_args(int argc, char **argv, struct opts *o, struct secrets *S)
 			o->expect = v;
 		else if (!strcmp(a, "--fallback"))
 			S->fb_path = v;
+		else if (!strcmp(a, "--fails") && !strcmp(v, "place"))
+			S->fails = FAIL_PLACE;
 		else if (!strcmp(a, "--seed-file"))
 			S->seed_file = read_file(v, &S->seed_file_len);
 		else
@@ -803,6 +828,10 @@ static void parse_args(int argc, char **argv, struct opts *o, struct secrets *S)
 	}
 	if (!o->kit || !o->seed || (!o->dump && !o->print_entry))
 		die("--kit, --seed and --dump are required");
+	if (S->fails && !S->fb_path)
+		die("--fails needs --fallback");
+	if (S->fb_path && !S->fails)
+		S->fails = FAIL_WRITE;
 	if (parse_hex(o->seed, S->seed, sizeof(S->seed), &S->seed_len))
 		die("--seed: not a hex string of at most 64 bytes");
 	snprintf(S->seed_text, sizeof(S->seed_text), "debug_seed = %s",
@@ -825,7 +854,7 @@ static void build_needles(struct secrets *S)
 		die("out of memory");
 	add_secrets(S);
 	for (int k = 0; k < K_ALLOC; k++)
-		if (!nneedles[k] && !(no_layout && layout_kind(k)))
+		if (!nneedles[k] && !skipped_kind(S, k))
 			die("no needle of kind %s", kind_name[k]);
 }
 
@@ -838,13 +867,13 @@ static void print_needles(void)
 }
 
 /* The per-kind result lines; non-zero when anything was found. */
-static int report_all(const char *regs)
+static int report_all(const struct secrets *S, const char *regs)
 {
 	int bad = 0;
 	char why[200] = "";
 
 	for (int k = 0; k < K_NKINDS; k++) {
-		if (no_layout && layout_kind(k))
+		if (skipped_kind(S, k))
 			continue;
 		report(k);
 		bad |= found[k].count != 0;
@@ -884,12 +913,16 @@ static int scan_fallback(const struct dump *d, const struct secrets *S,
 	if (o->expect)
 		return check_expected(o->expect);
 	printf("ok %s-dump: fallback [0x%llx, 0x%llx) holds exactly its "
-	       "image, %llu bytes scanned outside it (the failed link's "
-	       "image: [0x%llx, 0x%llx))\n",
+	       "image, %llu bytes scanned outside it ",
 	       prefix, (unsigned long long)S->load_lo,
-	       (unsigned long long)S->load_hi, (unsigned long long)bytes,
-	       (unsigned long long)S->link_lo, (unsigned long long)S->link_hi);
-	return report_all(o->regs);
+	       (unsigned long long)S->load_hi, (unsigned long long)bytes);
+	if (S->fails == FAIL_WRITE)
+		printf("(the failed link's image: [0x%llx, 0x%llx))\n",
+		       (unsigned long long)S->link_lo,
+		       (unsigned long long)S->link_hi);
+	else
+		printf("(the link failed in the layout: no image written)\n");
+	return report_all(S, o->regs);
 }
 
 int main(int argc, char **argv)
@@ -935,5 +968,5 @@ int main(int argc, char **argv)
 	       no_layout ? " (layout unknown: widened by every gap)"
 			 : " matches the host layout",
 	       (unsigned long long)bytes);
-	return report_all(o.regs);
+	return report_all(&S, o.regs);
 }

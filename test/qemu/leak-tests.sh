@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Proof that the layout does not leak past the handoff (issue 7).
 #
-#   leak-tests.sh uefi|bios [negative|midlink|entropy|fallback|fallback-negative|obsd]
+#   leak-tests.sh uefi|bios [MODE]
+# MODE: negative midlink entropy fallback fallback-negative obsd early
+#       early-negative obsd-fallback obsd-fallback-negative (empty: the
+#       relinked demo kernel)
 #
 # Boots the leak-test stage (efi/leaktest.c, stand/leaktest.c: production
 # code plus canaries in every allocation, the stack and static buffers)
@@ -33,10 +36,19 @@
 # `obsd` boots the OpenBSD-protocol test kernel (test/obsd) relinked: the
 # same scan through that hand-over (boot arguments on the stack, no
 # Multiboot2 information, so no ELF view for the kernel either).
+# `early` boots a demo kit that fails early, in the layout: the kit was
+# read and inflated, the objects ordered and placed, but no image written
+# (test/qemu/kit-early.py: the entry symbol undefined), with testkern as
+# the fallback: the kit, payload, plan, permutation and layout must all be
+# gone. `obsd-fallback` boots the OpenBSD kit broken like `fallback`'s and
+# its own prelinked kernel as the fallback, booted through the OpenBSD
+# hand-over and loaded over the failed image's range: that range must hold
+# exactly the fallback, the rest none of the failed link. Each
+# `-negative` is the same on the -neg build.
 # Environment: B (build directory), LEAK_KEEP=1 keeps the dumps.
 set -uo pipefail
 
-fw=${1:?usage: leak-tests.sh uefi|bios [negative|midlink|entropy|fallback|fallback-negative|obsd]}
+fw=${1:?usage: leak-tests.sh uefi|bios [MODE]}
 mode=${2:-}
 B=${B:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,22 +60,31 @@ seed=6c65616b2d74657374206b6e6f776e207365656420666f72207468652073636e
 name=leak-$fw
 suffix=leaktest
 kit=$B/demo/kernel.kit fallback=$B/demo/fallback.elf cfg=$here/relink.cfg
+# A fallback boot: how the kit is broken (overflow: kit-overflow.py,
+# place: kit-early.py) and the line the stage must print for it.
+breaks='' fails=''
 case $fw-$mode in
-*-obsd)
-	name=leak-$fw-obsd kit=$B/obsd/kernel.kit fallback=$B/obsd/fallback.elf
+*-obsd | *-obsd-fallback*)
+	kit=$B/obsd/kernel.kit fallback=$B/obsd/fallback.elf
 	cfg=$here/../obsd/relink.cfg ;;
-*-fallback-negative) name=leak-$fw-fallback-negative suffix=leaktest-neg ;;
-*-fallback) name=leak-$fw-fallback ;;
-*-negative) name=leak-$fw-negative suffix=leaktest-neg ;;
-bios-midlink) name=leak-bios-midlink ;;
-*-entropy) name=leak-$fw-entropy ;;
-*-) ;;
+esac
+case $fw:$mode in
+*: | *:negative | *:entropy | *:fallback | *:fallback-negative | *:obsd | bios:midlink) ;;
+*:early | *:early-negative | *:obsd-fallback | *:obsd-fallback-negative) ;;
 *) echo "leak-tests.sh: unknown mode $fw $mode" >&2; exit 2 ;;
+esac
+[ -z "$mode" ] || name=leak-$fw-$mode
+case $mode in negative | *-negative) suffix=leaktest-neg ;; esac
+case $mode in
+fallback*) breaks=overflow fallback=$B/stand/testkern.elf
+	fails='R_X86_64_8 out of range' ;;
+early*) breaks=place fallback=$B/stand/testkern.elf
+	fails="entry symbol '[^']*' is undefined" ;;
+obsd-fallback*) breaks=overflow fails='R_X86_64_8 out of range' ;;
 esac
 
 efi=$B/efi/BOOTX64-$suffix.EFI
 stage=$B/stand/stage-$suffix.bin
-case $mode in fallback*) fallback=$B/stand/testkern.elf ;; esac
 need=("$efi" "$stage" "$B/stand/mbr.bin" "$kit" "$fallback" "$scan")
 for f in "${need[@]}"; do
 	[ -e "$f" ] || { echo "skip $name: $f does not exist yet"; exit 0; }
@@ -75,11 +96,16 @@ work=$(mktemp -d "$B/test/qemu/$name.run.XXXXXX") || exit 1
 [ "${LEAK_KEEP:-0}" = 1 ] || trap 'rm -f "$work"/*.dump "$work"/disk.img' EXIT
 
 seedopt=() fbopt=()
-case $mode in
-fallback*)
-	python3 "$here/kit-overflow.py" "$kit" "$work/overflow.kit" >"$work/kit.out" 2>&1 ||
+case $breaks in
+overflow)
+	python3 "$here/kit-overflow.py" "$kit" "$work/bad.kit" >"$work/kit.out" 2>&1 ||
 		{ echo "not ok $name-boot: kit-overflow.py: $(tail -n 1 "$work/kit.out")"; exit 0; }
-	kit=$work/overflow.kit fbopt=(--fallback "$fallback")
+	kit=$work/bad.kit fbopt=(--fallback "$fallback")
+	;;
+place)
+	python3 "$here/kit-early.py" "$kit" "$work/bad.kit" >"$work/kit.out" 2>&1 ||
+		{ echo "not ok $name-boot: kit-early.py: $(tail -n 1 "$work/kit.out")"; exit 0; }
+	kit=$work/bad.kit fbopt=(--fallback "$fallback" --fails "$breaks")
 	;;
 esac
 if [ "$mode" = entropy ]; then
@@ -145,8 +171,8 @@ fi
 # The demo kernel's verdict; the fallback test kernel's: its loader line.
 want='demo: (PASS|FAIL)'
 case $mode in
-fallback*) want='testkern: loader relinkboot [a-z]+' ;;
-obsd) want='obsd: (PASS|FAIL)' ;;
+fallback* | early*) want='testkern: loader relinkboot [a-z]+' ;;
+obsd*) want='obsd: (PASS|FAIL)' ;;
 esac
 verdict=''
 while kill -0 "$qpid" 2>/dev/null; do
@@ -165,13 +191,20 @@ if ! grep -q 'LEAKTEST build' "$work/serial.txt"; then
 	exit 0
 fi
 case $mode in
-fallback*)
-	# The failure must be the late one: after the layout, in the write.
-	if ! grep -q 'relinkboot: fallback: .*R_X86_64_8 out of range' "$work/serial.txt"; then
-		echo "not ok $name-boot: no late failure: $(grep -a 'relinkboot: fallback' "$work/serial.txt" | head -n 1)"
+fallback* | early* | obsd-fallback*)
+	# The failure must be the one the kit was broken for (overflow: late,
+	# in the write; place: before any image was written).
+	if ! grep -qE "relinkboot: fallback: .*$fails" "$work/serial.txt"; then
+		echo "not ok $name-boot: not the $breaks failure: $(grep -a 'relinkboot: fallback' "$work/serial.txt" | head -n 1)"
 		exit 0
 	fi
-	[ "$verdict" = 'testkern: loader relinkboot fallback' ] ||
+	# The OpenBSD protocol names no loader: leak-scan finds the
+	# fallback's image in its range, and the kernel must give a verdict.
+	case $mode in
+	obsd*) ok=$verdict ;;
+	*) ok='testkern: loader relinkboot fallback' ;;
+	esac
+	[ -n "$verdict" ] && [ "$verdict" = "$ok" ] ||
 		{ echo "not ok $name-boot: the fallback kernel did not run (${verdict:-no loader line})"; exit 0; }
 	;;
 obsd)
@@ -190,7 +223,7 @@ esac
 [ -s "$work/ram.dump" ] || { echo "not ok $name-boot: no RAM dump at the kernel's entry ($work/gdb.out)"; exit 0; }
 [ -n "$verdict" ] || { echo "not ok $name-boot: no verdict from the kernel in ${limit}s"; exit 0; }
 case $mode in
-fallback* | obsd) ;;
+fallback* | early* | obsd*) ;;
 *) grep -q 'demo: ramscan clean' "$work/serial.txt" ||
 	echo "# $name: the demo kernel's own scan: $(grep -a 'ramscan' "$work/serial.txt" | head -n 1)" ;;
 esac
@@ -206,13 +239,20 @@ opts=(--kit "$kit" --seed "$seed" --dump "$work/ram.dump" --name "$name"
       "${fbopt[@]}")
 # What each negative variant leaves behind: UEFI secret pages unwiped and
 # pool tags unfreed; BIOS heap tags unfreed (the core still wipes the
-# contents before its frees). After a failed link: on BIOS its image (the
-# random-fill section's keystream in it), on UEFI every page it held (the
-# kit, payload, staged image; the config's copy with the debug seed).
+# contents before its frees). After a failed link: on BIOS everything it
+# held (kit, payload, the link state's permutation and layout, its image
+# with the random-fill section's keystream), on UEFI every page it held
+# (the kit, payload, staged image; the config's copy with the debug seed;
+# the core's pool buffers are wiped by lk_link_close).
 case $fw-$mode in
-bios-fallback-negative) "$scan" "${opts[@]}" --expect image-copy,rng,alloc-canary ;;
-uefi-fallback-negative)
+bios-fallback-negative)
+	"$scan" "${opts[@]}" --expect kit,zstream,payload,plan,permutation,layout,rng,image-copy,alloc-canary ;;
+uefi-fallback-negative | uefi-obsd-fallback-negative)
 	"$scan" "${opts[@]}" --expect kit,zstream,payload,plan,rng,seed,image-copy,alloc-canary ;;
+bios-early-negative | bios-obsd-fallback-negative)
+	"$scan" "${opts[@]}" --expect kit,zstream,payload,plan,permutation,layout,alloc-canary ;;
+uefi-early-negative)
+	"$scan" "${opts[@]}" --expect kit,zstream,payload,plan,seed,alloc-canary ;;
 uefi-negative) "$scan" "${opts[@]}" --expect kit,zstream,payload,plan,alloc-canary ;;
 bios-negative) "$scan" "${opts[@]}" --expect alloc-canary ;;
 *-entropy) "$scan" "${opts[@]}" --no-layout --seed-file "$work/seed.bin" --regs "$work/gdb.out" ;;

@@ -10,7 +10,8 @@ $(LEAK_SCAN): test/qemu/leak-scan.c test/qemu/leak-canary.h $(LINKKIT_HDRS) $(LI
 ALL += $(LEAK_SCAN)
 
 LEAK_DEPS := test/qemu/leak-run.sh test/qemu/leak-tests.sh \
-  test/qemu/leak-gdb.py test/qemu/kit-overflow.py test/qemu/kitedit.py $(LEAK_SCAN) \
+  test/qemu/leak-gdb.py test/qemu/kit-overflow.py test/qemu/kit-early.py \
+  test/qemu/kitedit.py $(LEAK_SCAN) \
   $(B)/demo/kernel.kit $(B)/demo/fallback.elf $(B)/stand/testkern.elf \
   $(B)/obsd/kernel.kit $(B)/obsd/fallback.elf test/obsd/relink.cfg \
   $(B)/stand/mbr.bin $(B)/stand/stage-leaktest.elf $(B)/stand/stage-leaktest.bin \
