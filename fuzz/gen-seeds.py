@@ -15,8 +15,6 @@ KIT_HDR = 64
 PAYLOAD_HDR = 24  # six u32 before the tables
 PLAN_TABLE = 7    # index of `plan` among the lk_table entries
 OP_SIZE = 16
-CHUNK_TABLE, SYMBOL_TABLE, RELOC_TABLE = 1, 5, 6
-CHUNK_SIZE = 72   # struct lk_chunk: size at 16, reloc_first/count at 40
 
 
 def put(outdir, target, name, data):
@@ -36,49 +34,6 @@ def mmap_seed():
     return b"".join(struct.pack("<QQII", a, l, t, 0) for a, l, t in ents)
 
 
-def rstream_seeds(outdir, payload):
-    """fuzz_rstream: header (u64 chunk size, u32 symbols, u32 records,
-    u32 first byte, u32 salt) + stream bytes. Real chunks of the demo kit
-    (each alone, and one inside the whole stream), plus a record of each
-    kind the decoder refuses."""
-    def table(i):
-        return struct.unpack_from("<II", payload, PAYLOAD_HDR + 8 * i)
-    coff, nchunk = table(CHUNK_TABLE)
-    _, nsym = table(SYMBOL_TABLE)
-    roff, nrel = table(RELOC_TABLE)
-    rel = payload[roff:roff + nrel]
-    chunks = []
-    for i in range(nchunk):
-        at = coff + CHUNK_SIZE * i
-        size, = struct.unpack_from("<Q", payload, at + 16)
-        first, count = struct.unpack_from("<II", payload, at + 40)
-        if count:
-            chunks.append((first, count, size))
-    assert chunks, "the demo kit has no relocations"
-    starts = sorted({c[0] for c in chunks}) + [nrel]
-    hdr = lambda size, ns, count, first, salt: struct.pack(
-        "<QIIII", size, ns, count, first, salt)
-    # The chunks with the most records first; 24 is plenty for a seed set.
-    for k, (first, count, size) in enumerate(
-            sorted(chunks, key=lambda c: -c[1])[:24]):
-        end = starts[starts.index(first) + 1]
-        put(outdir, "rstream", "chunk%02d" % k,
-            hdr(size, nsym, count, 0, k) + rel[first:end])
-    first, count, size = chunks[len(chunks) // 2]
-    put(outdir, "rstream", "whole", hdr(size, nsym, count, first, 5) + rel)
-    refused = {
-        "type": b"\x09\x00\x00", "reserved": b"\x41\x00\x00",
-        "form3": b"\x31\x00\x00", "varint11": b"\x01" + b"\x80" * 10 + b"\x00\x00",
-        "varint65": b"\x01\x00" + b"\xff" * 9 + b"\x02",
-        "symbol": b"\x01\x00\x90\x4e", "offset": b"\x00\x09\x00",
-        "cut": b"\x00\x00\x00\x21\x04\x02\x80",
-        "long": b"\x20" + b"\xff" * 9 + b"\x01" + b"\x02" + b"\x80" * 9 + b"\x01",
-    }
-    for name, rec in refused.items():
-        put(outdir, "rstream", "refuse-" + name,
-            hdr(16, 3, 3, 0, 1) + rec + b"\x01\x04\x01")
-
-
 def main():
     outdir, kit_path, elf_path, cfg_path = sys.argv[1:5]
     scripts = sys.argv[5:]
@@ -94,7 +49,6 @@ def main():
     put(outdir, "kit", "demo", b"\0" + kit)
     put(outdir, "kit", "demo-hashcheck", b"\1" + kit)
     put(outdir, "payload", "demo", b"\1\0\0\0" + payload)
-    rstream_seeds(outdir, payload)
     off, count = struct.unpack_from("<II", payload,
                                     PAYLOAD_HDR + 8 * PLAN_TABLE)
     put(outdir, "plan", "demo", payload[off:off + count * OP_SIZE])

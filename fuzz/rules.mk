@@ -8,7 +8,7 @@
 FUZZ_CC := clang
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 10
-FUZZ_TARGETS := kit payload plan elf inflate config ldscript mb2 sig fat rstream
+FUZZ_TARGETS := kit payload plan elf inflate config ldscript mb2 sig fat
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
   -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-strict-aliasing \
@@ -22,26 +22,8 @@ FUZZ_SEEDS := $(B)/fuzz/corpus/.stamp
 FUZZ_SCRIPTS := test/demo/kernel.ld test/ldscript/bsd.ld \
   test/ldscript/linux.ld test/ldscript/diff/diff.ld
 
-ALL += $(FUZZ_BINS) $(FUZZ_SEEDS) $(B)/fuzz/test-fuzz $(B)/fuzz/test-rstream-i386
-TESTS += $(B)/fuzz/test-fuzz $(B)/fuzz/test-rstream-i386
-
-# The rstream harness built for i386 as the BIOS stage's decoder (32-bit
-# pointers, 64-bit shifts and ctz in halves), with ASan/UBSan but without
-# libFuzzer (no i386 runtime here): fz_replay runs it on the seeds.
-FUZZ_R32_CORE := $(addprefix linkkit/,$(addsuffix .c,link_open link_layout \
-  link_merge link_elf link_write reloc_x86_64 mem fmt rng chacha sha256 \
-  sha256_ni cpu_x86))
-$(B)/fuzz/rstream_i386: fuzz/fuzz_rstream.c fuzz/fz_replay.c fuzz/fz_host.h \
-  $(FUZZ_R32_CORE) $(LINKKIT_HDRS)
-	@mkdir -p $(@D)
-	$(CC) -m32 -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-strict-aliasing \
-	  -I linkkit $(FUZZ_SAN) -o $@ fuzz/fuzz_rstream.c fuzz/fz_replay.c \
-	  $(FUZZ_R32_CORE)
-
-$(B)/fuzz/test-rstream-i386: $(B)/fuzz/rstream_i386 $(FUZZ_SEEDS)
-	{ echo '#!/bin/sh'; \
-	  echo 'exec $(abspath $(B))/fuzz/rstream_i386 fuzz-rstream-i386 $(abspath $(B))/fuzz/corpus/rstream'; } >$@
-	chmod +x $@
+ALL += $(FUZZ_BINS) $(FUZZ_SEEDS) $(B)/fuzz/test-fuzz
+TESTS += $(B)/fuzz/test-fuzz
 
 $(B)/fuzz/lk/%.o: linkkit/%.c $(LINKKIT_HDRS)
 	@mkdir -p $(@D)

@@ -14,7 +14,7 @@ shift 2
 KEEP=0
 if [ "${1:-}" = --keep ]; then KEEP=1; shift; fi
 SRC=$(cd "$(dirname "$0")" && pwd)
-TARGETS=${*:-kit payload plan elf inflate config ldscript mb2 sig fat rstream}
+TARGETS=${*:-kit payload plan elf inflate config ldscript mb2 sig fat}
 export FZ_BASE_PAYLOAD=$B/fuzz/corpus/demo.payload
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
