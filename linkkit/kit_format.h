@@ -1,5 +1,5 @@
 /*
- * On-disk link kit format: kit version 1, payload version 3.
+ * On-disk link kit format: kit version 1, payload version 2.
  * Little-endian throughout.
  * docs/kit-format.md is the user-facing description; keep both in step.
  *
@@ -7,7 +7,7 @@
  *
  * The payload (after inflate) starts with lk_payload_header, whose tables
  * point (by byte offset from the payload start) at arrays of fixed-size
- * records, except the relocations: a byte stream (see below). Everything that does not depend on the per-boot layout was done
+ * records. Everything that does not depend on the per-boot layout was done
  * by `linkkit create` on the host: symbol resolution, COMMON allocation,
  * script pattern matching, relocation classification and GOT relaxation.
  * What depends on the object order is left to the boot side, as GNU ld
@@ -25,8 +25,7 @@
 #define LK_KIT_MAGIC "LINKKIT\x1a" /* 8 bytes, no NUL */
 #define LK_KIT_VERSION 1
 #define LK_PAYLOAD_MAGIC 0x4c504b4cu /* "LKPL" */
-/* 2: COMDAT groups and LK_SYM_ALT; 3: relocations as a byte stream */
-#define LK_PAYLOAD_VERSION 3
+#define LK_PAYLOAD_VERSION 2 /* 2: COMDAT groups and LK_SYM_ALT */
 /* Interned in every payload strtab; scanned for by the demo kernel. */
 #define LK_KIT_CANARY "relinkboot-kit-canary"
 
@@ -68,7 +67,7 @@ struct lk_payload_header {
 	struct lk_table outsecs;  /* struct lk_outsec */
 	struct lk_table phdrs;    /* struct lk_phdr */
 	struct lk_table symbols;  /* struct lk_symbol */
-	struct lk_table relocs;   /* bytes: the relocation stream */
+	struct lk_table relocs;   /* struct lk_reloc */
 	struct lk_table plan;     /* struct lk_op */
 	struct lk_table mgroups;  /* struct lk_merge_group */
 	struct lk_table mclasses; /* struct lk_merge_class */
@@ -100,9 +99,8 @@ struct lk_chunk {
 	lk_u64 size;   /* bytes; for GAP chunks the exclusive maximum */
 	lk_u64 align;  /* power of two, >= 1, <= header.max_align */
 	lk_u64 data_off; /* PROGBITS: offset in data; GAP: fill byte */
-	lk_u32 reloc_first; /* byte offset of its first relocation record
-			       in the relocation stream */
-	lk_u32 reloc_count; /* records */
+	lk_u32 reloc_first; /* relocations patching this chunk */
+	lk_u32 reloc_count;
 	lk_u32 sort_key;    /* SORT_BY_NAME rank, computed on the host */
 	lk_u32 mgroup;      /* MERGE: index into mgroups */
 	lk_u32 mref_first;  /* MERGE: this chunk's pieces in mrefs */
@@ -205,7 +203,8 @@ struct lk_symbol {
 /*
  * A relocation, already classified on the host: PLT32 became PC32, GOT
  * forms were relaxed (or point into a synthesized GOT chunk), NONE dropped.
- * Not stored as such: this is one decoded record of the relocation stream.
+ * Types keep their psABI numbers; the boot side accepts 64, PC32, 32, 32S,
+ * PC64, 16, PC16, 8, PC8 and rejects anything else.
  */
 struct lk_reloc {
 	lk_u64 offset; /* within the chunk */
@@ -213,33 +212,6 @@ struct lk_reloc {
 	lk_u32 sym;    /* index into symbols */
 	lk_i64 addend;
 };
-
-/*
- * The relocation stream (table `relocs`, count = bytes). Each chunk's
- * records are contiguous from byte reloc_first, reloc_count of them,
- * sorted by offset, and decode on their own: the offset and symbol of
- * the "previous record" start at 0 for a chunk's first record, so a
- * chunk's records can be skipped. A record (linkkit/reloc_stream.h):
- *
- *   header byte  bits 0-3: type index: 0 R_X86_64_64, 1 PC32, 2 32, 3 32S,
- *                          4 16, 5 PC16, 6 8, 7 PC8, 8 PC64 (9-15 refused)
- *                bits 4-5: addend form: 0: A = 0, 1: A = -4, 2: A follows
- *                          (3 refused)
- *                bits 6-7: 0 (reserved)
- *   varint       offset - previous record's offset (>= 0)
- *   zigzag varint  symbol - previous record's symbol
- *   zigzag varint  addend, only with form 2
- *
- * varint: LEB128, 7 bits a byte, low first, high bit = more; at most 10
- * bytes and 64 bits (a 10th byte is 0 or 1). zigzag: v >= 0 as 2v, v < 0
- * as -2v - 1, over 64 bits. A record is 3 to 31 bytes. Refused: an
- * unknown type index or addend form, reserved bits, a varint over 10 bytes
- * or 64 bits, a symbol outside the table, offset + field width past the
- * chunk size, a record running past the stream end; reloc_first past the
- * stream end, or records in a NOBITS, GAP or MERGE chunk. `linkkit create`
- * stores the stream's bytes in the zlib stream as stored (level 0) DEFLATE
- * blocks, so inflating it is a copy.
- */
 
 /*
  * SHF_MERGE: which pieces survive deduplication (and tail merging) does not
@@ -311,15 +283,11 @@ enum lk_opcode {
  * relies on; a payload that breaks one is rejected with one error line.
  * - The payload buffer is 8-byte aligned and tables are read in place:
  *   `off` is a multiple of 8 for tables whose records hold a u64 (chunks,
- *   outsecs, symbols, plan, mgroups), of 4 for the other record tables
- *   and of 1 for the byte tables (relocs, strtab, data).
+ *   outsecs, symbols, relocs, plan, mgroups) and of 4 for the others.
  *   strtab ends in a NUL; names are strtab offsets.
  * - Chunks of slot s are exactly [first_chunk, first_chunk+chunk_count).
  *   GAP chunks: data_off (the fill byte) <= 0xff. Relocations only in
- *   PROGBITS chunks; offset + field width <= chunk size. The relocation
- *   records are checked as they are applied, by lk_link_write (also those
- *   of dead COMDAT copies, which are not applied): a bad one fails the
- *   write, not lk_link_open.
+ *   PROGBITS chunks; offset + field width <= chunk size.
  * - LK_SYM_CHUNK: value <= chunk size, never a MERGE or GAP chunk (use
  *   LK_SYM_MERGE: class + offset, value <= class size).
  * - LK_SYM_ALT: 1 <= value, ref + value <= symbol count, every candidate

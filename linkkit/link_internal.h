@@ -8,7 +8,6 @@
 
 #include "linkkit.h"
 #include "elf64.h"
-#include "reloc_stream.h"
 
 /* Largest image, section, or payload the boot side accepts: far above any
  * kernel, low enough that no size arithmetic below can overflow. */
@@ -55,7 +54,7 @@ struct lk_link {
 	const struct lk_outsec *outsec;
 	const struct lk_phdr *phdr;
 	const struct lk_symbol *sym;
-	const lk_u8 *rel; /* the relocation stream, nrel bytes */
+	const struct lk_reloc *rel;
 	const struct lk_op *plan;
 	const struct lk_merge_group *mgroup;
 	const struct lk_merge_class *mclass;
@@ -143,14 +142,16 @@ int lk_link_write_parts(struct lk_link *L, void *dst, struct lk_rng *rng,
 			int parts);
 
 /* reloc_x86_64.c */
+#define LK_RELOC_NTYPES (LK_R_X86_64_PC64 + 1)
+extern const lk_u8 lk_reloc_widths[LK_RELOC_NTYPES];
 /* Field bytes of a type the boot side applies; 0 for any other. */
-int lk_reloc_width(lk_u32 type);
+static inline int lk_reloc_width(lk_u32 type)
+{
+	return type < LK_RELOC_NTYPES ? lk_reloc_widths[type] : 0;
+}
 const char *lk_reloc_name(lk_u32 type);
-int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk,
-		   const struct lk_reloc *r, lk_u8 *loc, lk_u32 *nerr);
-/* Decodes and applies the relocations of a live chunk whose bytes are at
- * p; with p == LK_NULL (a dead COMDAT copy) only decodes and checks them.
- * Each error is one line, counted in *nerr; a bad record ends the chunk. */
+int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk, lk_u32 r,
+		   lk_u8 *loc, lk_u32 *nerr);
 void lk_reloc_chunk_apply(const struct lk_link *L, lk_u32 chunk, lk_u8 *p,
 			  lk_u32 *nerr);
 

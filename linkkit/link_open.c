@@ -113,7 +113,7 @@ static int lk_open_tables(struct lk_link *L)
 	L->outsec = lk_table(L, &hd->outsecs, sizeof(*L->outsec), 8, "outsecs", &L->nout);
 	L->phdr = lk_table(L, &hd->phdrs, sizeof(*L->phdr), 4, "phdrs", &L->nphdr);
 	L->sym = lk_table(L, &hd->symbols, sizeof(*L->sym), 8, "symbols", &L->nsym);
-	L->rel = lk_table(L, &hd->relocs, 1, 1, "relocs", &L->nrel);
+	L->rel = lk_table(L, &hd->relocs, sizeof(*L->rel), 8, "relocs", &L->nrel);
 	L->plan = lk_table(L, &hd->plan, sizeof(*L->plan), 8, "plan", &L->nop);
 	L->mgroup = lk_table(L, &hd->mgroups, sizeof(*L->mgroup), 8, "mgroups", &L->nmg);
 	L->mclass = lk_table(L, &hd->mclasses, sizeof(*L->mclass), 4, "mclasses", &L->nmc);
@@ -201,22 +201,54 @@ static int lk_check_slots(struct lk_link *L)
 	return 1;
 }
 
-/* Where a chunk's records start; the records themselves are checked as
- * they are decoded, by lk_link_write (kit_format.h). */
+/* The first bad relocation of chunk i, for the error line. */
+static void lk_report_reloc(struct lk_link *L, lk_u32 i)
+{
+	const struct lk_chunk *c = &L->chunk[i];
+	lk_u32 k;
+
+	for (k = c->reloc_first; k < c->reloc_first + c->reloc_count; k++) {
+		const struct lk_reloc *r = &L->rel[k];
+		int w = lk_reloc_width(r->type);
+
+		if (w == 0 || r->sym >= L->nsym || r->offset > c->size ||
+		    c->size - r->offset < (lk_u64)w) {
+			LK_ERR(L, "%s: %s(%s+0x%llx): bad relocation (type %u, "
+			       "symbol %u)", L->name, lk_chunk_obj_name(L, i),
+			       lk_str(L, c->name), r->offset, r->type, r->sym);
+			return;
+		}
+	}
+}
+
 static int lk_check_chunk_relocs(struct lk_link *L, lk_u32 i)
 {
 	const struct lk_chunk *c = &L->chunk[i];
+	const struct lk_reloc *r, *end;
+	lk_u64 size = c->size, w;
+	lk_u32 bad = 0;
 
 	if (c->reloc_count == 0)
 		return 1;
-	if (c->reloc_first >= L->nrel ||
+	if ((lk_u64)c->reloc_first + c->reloc_count > L->nrel ||
 	    (c->flags & (LK_CHUNK_NOBITS | LK_CHUNK_GAP | LK_CHUNK_MERGE))) {
 		LK_ERR(L, "%s: %s(%s): bad relocation range %u+%u", L->name,
 		       lk_chunk_obj_name(L, i), lk_str(L, c->name),
 		       c->reloc_first, c->reloc_count);
 		return 0;
 	}
-	return 1;
+	/* Every record of the payload passes here: the checks are OR-ed
+	 * without a branch per record, and the first failure is looked for
+	 * again only to report it. */
+	r = L->rel + c->reloc_first;
+	for (end = r + c->reloc_count; r < end; r++) {
+		w = (lk_u64)lk_reloc_width(r->type);
+		bad |= (w == 0) | (r->sym >= L->nsym) | (r->offset > size) |
+		       (size - r->offset < w);
+	}
+	if (bad)
+		lk_report_reloc(L, i);
+	return !bad;
 }
 
 /* A dead copy only loses its size and relocations: it must not be a

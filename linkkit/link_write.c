@@ -95,18 +95,13 @@ static lk_u64 lk_item_size(const struct lk_link *L, const struct lk_item *it)
 }
 
 /* Applies the relocations of one chunk, already written at its LMA.
- * A discarded COMDAT copy is not patched, it has no place, but its records
- * are still checked: a kit is refused whatever copy the layout kept. */
+ * A discarded COMDAT copy is not patched: it has no place. */
 static void lk_reloc_chunk(const struct lk_link *L, lk_u32 c, lk_u8 *dst,
 			   lk_u32 *nerr)
 {
-	if (L->chunk[c].reloc_count == 0)
-		return;
-	lk_reloc_chunk_apply(L, c,
-			     L->chunk_dead[c]
-				     ? LK_NULL
-				     : dst + (lk_chunk_lma(L, c) - L->load_lo),
-			     nerr);
+	if (L->chunk[c].reloc_count && !L->chunk_dead[c])
+		lk_reloc_chunk_apply(
+			L, c, dst + (lk_chunk_lma(L, c) - L->load_lo), nerr);
 }
 
 /* Relocates the chunk items in [from, to), in item order. */
@@ -153,8 +148,8 @@ static void lk_write_direct(const struct lk_link *L, lk_u8 *dst, lk_u32 *nerr)
 		p = dst + (lk_chunk_lma(L, c) - L->load_lo);
 		lk_memcpy(p, L->data + L->chunk[c].data_off,
 			  (lk_size)L->chunk_size[c]);
-		if (nerr)
-			lk_reloc_chunk(L, c, dst, nerr);
+		if (nerr && L->chunk[c].reloc_count && !L->chunk_dead[c])
+			lk_reloc_chunk_apply(L, c, p, nerr);
 	}
 }
 

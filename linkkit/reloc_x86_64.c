@@ -5,8 +5,8 @@
  */
 #include "link_internal.h"
 
-/* Field bytes by R_X86_64_* number; 0: not a type the boot side applies. */
-static const lk_u8 lk_reloc_widths[LK_R_X86_64_PC64 + 1] = {
+/* A table, not a switch: lk_link_open looks up every relocation. */
+const lk_u8 lk_reloc_widths[LK_RELOC_NTYPES] = {
 	[LK_R_X86_64_64] = 8,
 	[LK_R_X86_64_PC64] = 8,
 	[LK_R_X86_64_PC32] = 4,
@@ -17,11 +17,6 @@ static const lk_u8 lk_reloc_widths[LK_R_X86_64_PC64 + 1] = {
 	[LK_R_X86_64_8] = 1,
 	[LK_R_X86_64_PC8] = 1,
 };
-
-int lk_reloc_width(lk_u32 type)
-{
-	return type <= LK_R_X86_64_PC64 ? lk_reloc_widths[type] : 0;
-}
 
 const char *lk_reloc_name(lk_u32 type)
 {
@@ -123,9 +118,10 @@ typedef lk_u32 __attribute__((may_alias, aligned(1))) lk_unal_u32;
  * four types kernels are made of (PC32, 32S, 64, 32: PLT32 arrives as
  * PC32) take a direct path with one store; the rest share the general
  * one. Both compute S + A (- P) and check the range the same way. */
-int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk,
-		   const struct lk_reloc *r, lk_u8 *loc, lk_u32 *nerr)
+int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk, lk_u32 idx,
+		   lk_u8 *loc, lk_u32 *nerr)
 {
+	const struct lk_reloc *r = &L->rel[idx];
 	lk_u64 v = L->sym_val[r->sym] + (lk_u64)r->addend;
 
 	if (!L->sym_known[r->sym]) {
@@ -155,7 +151,7 @@ int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk,
 			break;
 		lk_put_le(loc, v, lk_reloc_width(r->type));
 		return 1;
-	default: /* the other PC-relative forms, as the decoder allowed */
+	default: /* the other PC-relative forms, as lk_link_open allowed */
 		v -= L->chunk_vma[chunk] + r->offset;
 		if (!lk_reloc_fits(r->type, v))
 			break;
@@ -167,128 +163,55 @@ int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk,
 }
 
 /*
- * The forms kernels are made of, as a table by type index instead of a
- * switch: the boot-time loop then has no indirect branch per relocation
- * (the types alternate unpredictably). pc: P is subtracted; the value fits
- * when (v + bias) & mask == 0 (the same ranges as lk_reloc_fits); w: bytes,
- * 0 for the forms left to lk_reloc_apply.
+ * The forms kernels are made of, as a table instead of a switch: the
+ * boot-time loop then has no indirect branch per relocation (the types
+ * alternate unpredictably). pc: P is subtracted; the value fits when
+ * (v + bias) & mask == 0 (the same ranges as lk_reloc_fits); w: bytes.
  */
 struct lk_fast_form {
 	lk_u64 pc, bias, mask;
 	lk_u32 w;
 };
 #define LK_HI32 0xffffffff00000000ull
-static const struct lk_fast_form lk_fast[LK_RS_NTYPES] = {
-	[0] = { 0, 0, 0, 8 },                          /* 64 */
-	[1] = { ~0ull, 0x80000000ull, LK_HI32, 4 },    /* PC32 */
-	[2] = { 0, 0, LK_HI32, 4 },                    /* 32 */
-	[3] = { 0, 0x80000000ull, LK_HI32, 4 },        /* 32S */
-	[8] = { ~0ull, 0, 0, 8 },                      /* PC64 */
+static const struct lk_fast_form lk_fast[LK_R_X86_64_PC64 + 1] = {
+	[LK_R_X86_64_64] = { 0, 0, 0, 8 },
+	[LK_R_X86_64_PC64] = { ~0ull, 0, 0, 8 },
+	[LK_R_X86_64_PC32] = { ~0ull, 0x80000000ull, LK_HI32, 4 },
+	[LK_R_X86_64_32S] = { 0, 0x80000000ull, LK_HI32, 4 },
+	[LK_R_X86_64_32] = { 0, 0, LK_HI32, 4 },
 };
 
-/* One line for a record the decoder refused, naming where it is. */
-static __attribute__((noinline)) void
-lk_rs_error(const struct lk_link *L, lk_u32 chunk, lk_u32 k,
-	    struct lk_rs dv, int st, lk_u32 *nerr)
-{
-	const struct lk_rs *d = &dv;
-
-	char why[96];
-
-	switch (st) {
-	case LK_RS_TYPE:
-		lk_snprintf(why, sizeof(why), "unknown type index %llu",
-			    d->bad & 0xf);
-		break;
-	case LK_RS_RESERVED:
-		lk_snprintf(why, sizeof(why),
-			    "reserved bits set in header byte 0x%02llx", d->bad);
-		break;
-	case LK_RS_VARINT:
-		lk_snprintf(why, sizeof(why),
-			    "varint longer than 10 bytes or over 64 bits");
-		break;
-	case LK_RS_SYMBOL:
-		lk_snprintf(why, sizeof(why),
-			    "symbol %llu out of range (%u symbols)", d->bad,
-			    d->nsym);
-		break;
-	case LK_RS_OFFSET:
-		lk_snprintf(why, sizeof(why),
-			    "offset 0x%llx + %u bytes past the section size "
-			    "0x%llx",
-			    d->bad, lk_rs_widths[d->tix], d->size);
-		break;
-	default:
-		lk_snprintf(why, sizeof(why),
-			    "runs past the end of the relocation stream (%u "
-			    "bytes)",
-			    L->nrel);
-	}
-	if ((*nerr)++ >= LK_RELOC_ERR_CAP)
-		return;
-	lk_log(L->h, LK_LOG_ERROR,
-	       "%s: %s(%s): bad relocation %u (stream byte %llu): %s", L->name,
-	       lk_chunk_obj_name(L, chunk), lk_str(L, L->chunk[chunk].name), k,
-	       (lk_u64)(d->p - L->rel), why);
-}
-
-/* The general path for one decoded record, taking a copy. */
-static __attribute__((noinline)) void
-lk_reloc_slow(const struct lk_link *L, lk_u32 chunk, struct lk_reloc r,
-	      lk_u8 *p, lk_u32 *nerr)
-{
-	lk_reloc_apply(L, chunk, &r, p + r.offset, nerr);
-}
-
-/*
- * Decodes every relocation of `chunk` and applies it to its bytes at p;
- * p == LK_NULL (a dead COMDAT copy): only decodes and checks them.
- * Anything not on the fast path (other types, undefined symbols, values
- * out of range) goes through lk_reloc_apply, which reports it.
- */
+/* Applies every relocation of `chunk`, whose bytes are at p. Anything
+ * not on the fast path (other types, undefined symbols, values out of
+ * range) goes through lk_reloc_apply, which reports it. */
 void lk_reloc_chunk_apply(const struct lk_link *L, lk_u32 chunk, lk_u8 *p,
 			  lk_u32 *nerr)
 {
 	const struct lk_chunk *ch = &L->chunk[chunk];
+	const struct lk_reloc *r = L->rel + ch->reloc_first;
+	const struct lk_reloc *end = r + ch->reloc_count;
 	lk_u64 vma = L->chunk_vma[chunk], v;
 	const struct lk_fast_form *f;
-	struct lk_rs d;
-	struct lk_reloc r;
 	lk_u8 spare[4], *hi;
-	lk_u32 k;
-	int st;
 
-	/* d and r never have their address taken outside the inlined
-	 * decoder (the slow paths get copies), so they stay in registers;
-	 * in memory, each record's start went through a store and a load
-	 * (synthetic kernel, bench relocate on a loaded machine: 19-21 ->
-	 * 12-16 ms CPU). Decoding a batch of records before applying them
-	 * measured the same and was left out. */
-	lk_rs_begin(&d, L->rel, ch->reloc_first, L->nrel, ch->size, L->nsym);
-	for (k = 0; k < ch->reloc_count; k++) {
-		st = lk_rs_next(&d, &r);
-		if (st != LK_RS_OK) {
-			lk_rs_error(L, chunk, k, d, st, nerr);
-			return;
-		}
-		if (!p)
-			continue;
-		f = &lk_fast[d.tix];
-		if (!f->w || !L->sym_known[r.sym]) {
-			lk_reloc_slow(L, chunk, r, p, nerr);
+	for (; r < end; r++) {
+		f = r->type <= LK_R_X86_64_PC64 ? &lk_fast[r->type] : 0;
+		if (!f || !f->w || !L->sym_known[r->sym]) {
+			lk_reloc_apply(L, chunk, (lk_u32)(r - L->rel),
+				       p + r->offset, nerr);
 			continue;
 		}
-		v = L->sym_val[r.sym] + (lk_u64)r.addend -
-		    ((vma + r.offset) & f->pc);
+		v = L->sym_val[r->sym] + (lk_u64)r->addend -
+		    ((vma + r->offset) & f->pc);
 		if ((v + f->bias) & f->mask) {
-			lk_reloc_slow(L, chunk, r, p, nerr);
+			lk_reloc_apply(L, chunk, (lk_u32)(r - L->rel),
+				       p + r->offset, nerr);
 			continue;
 		}
 		/* Low half always, high half only for 8-byte fields (else
 		 * into spare), so the store needs no branch on the width. */
-		*(lk_unal_u32 *)(p + r.offset) = (lk_u32)v;
-		hi = f->w == 8 ? p + r.offset + 4 : spare;
+		*(lk_unal_u32 *)(p + r->offset) = (lk_u32)v;
+		hi = f->w == 8 ? p + r->offset + 4 : spare;
 		*(lk_unal_u32 *)hi = (lk_u32)(v >> 32);
 	}
 }

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "kbint.h"
-#include "../linkkit/reloc_stream.h"
 
 static uint32_t chunk_flags(const struct kb *b, size_t in)
 {
@@ -289,74 +288,15 @@ static void add_reloc(struct lk_reloc **v, size_t *n, uint64_t off, uint32_t typ
 	(*n)++;
 }
 
-/* A record and its place in the object, for a stable sort by offset:
- * equal offsets keep the object's order (applied in stream order, as ld
- * applies them in section order). */
-struct reloc_ix {
-	struct lk_reloc r;
-	size_t i;
-};
-
-static int reloc_cmp(const void *a, const void *b)
-{
-	const struct reloc_ix *x = a, *y = b;
-
-	if (x->r.offset != y->r.offset)
-		return x->r.offset < y->r.offset ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-static void sort_relocs(struct lk_reloc *v, size_t n)
-{
-	struct reloc_ix *t;
-	size_t i;
-
-	for (i = 1; i < n && v[i - 1].offset <= v[i].offset; i++)
-		;
-	if (i >= n)
-		return; /* already sorted, as assemblers emit them */
-	t = kb_xcalloc(n, sizeof(*t));
-	for (i = 0; i < n; i++)
-		t[i].r = v[i], t[i].i = i;
-	qsort(t, n, sizeof(*t), reloc_cmp);
-	for (i = 0; i < n; i++)
-		v[i] = t[i].r;
-	free(t);
-}
-
-/* Appends one chunk's records to the stream (linkkit/reloc_stream.h). */
-static void encode_relocs(struct kb *b, struct kb_buf *st, struct lk_chunk *ch,
-			  struct lk_reloc *v, size_t n)
-{
-	uint8_t rec[LK_RS_MAX];
-	uint64_t prev_off = 0;
-	uint32_t prev_sym = 0, len;
-
-	sort_relocs(v, n);
-	ch->reloc_first = (uint32_t)st->len;
-	ch->reloc_count = (uint32_t)n;
-	for (size_t i = 0; i < n; i++) {
-		len = lk_rs_encode(rec, &v[i], prev_off, prev_sym);
-		if (len == 0) {
-			kb_err(b, "relocation type %u cannot go into a kit", v[i].type);
-			return;
-		}
-		kb_buf_add(st, rec, len);
-		prev_off = v[i].offset;
-		prev_sym = v[i].sym;
-	}
-}
-
 static void put_relocs(struct kb *b, struct out *o)
 {
-	struct kb_buf st = { 0 };
 	struct lk_reloc *v = NULL;
-	size_t n;
+	size_t n = 0;
 
 	for (size_t c = 0; c < b->nchunks; c++) {
 		const struct kb_inref *r = &b->inref[b->chunk_input[c]];
 
-		n = 0;
+		b->chunks[c].reloc_first = (uint32_t)n;
 		if (r->sec != NONE) {
 			const struct kb_sec *s = &b->objs[r->obj].secs[r->sec];
 
@@ -369,12 +309,9 @@ static void put_relocs(struct kb *b, struct out *o)
 			for (size_t g = 0; g < b->ngot; g++)
 				add_reloc(&v, &n, 8 * g, R_X86_64_64, b->got_syms[g], 0);
 		}
-		encode_relocs(b, &st, &b->chunks[c], v, n);
+		b->chunks[c].reloc_count = (uint32_t)n - b->chunks[c].reloc_first;
 	}
-	if (st.len > UINT32_MAX)
-		kb_err(b, "relocation stream too large (%zu bytes)", st.len);
-	put_table(o, &o->h.relocs, st.p, st.len, 1);
-	free(st.p);
+	put_table(o, &o->h.relocs, v, n, sizeof(*v));
 	free(v);
 }
 

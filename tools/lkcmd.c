@@ -154,7 +154,7 @@ static void print_info(const char *path, const uint8_t *p, size_t psize,
 	const struct lk_payload_header *h = (const void *)p;
 	const struct lk_object *obj = TAB(p, h, objects);
 	const struct lk_chunk *ch = TAB(p, h, chunks);
-	uint64_t prog = 0, nobits = 0, nrel = 0;
+	uint64_t prog = 0, nobits = 0;
 	uint32_t pinned = 0, synth = 0;
 	double order, gaps;
 
@@ -162,11 +162,9 @@ static void print_info(const char *path, const uint8_t *p, size_t psize,
 		pinned += obj[i].pin_rank != 0;
 		synth += (obj[i].flags & LK_OBJ_SYNTHETIC) != 0;
 	}
-	for (uint32_t i = 0; i < h->chunks.count; i++) {
+	for (uint32_t i = 0; i < h->chunks.count; i++)
 		if (!(ch[i].flags & LK_CHUNK_GAP))
 			*((ch[i].flags & LK_CHUNK_NOBITS) ? &nobits : &prog) += ch[i].size;
-		nrel += ch[i].reloc_count;
-	}
 	entropy(p, &order, &gaps);
 	printf("kit: %s\n", path);
 	printf("format: version %u, flags 0x%x%s\n", LK_KIT_VERSION, k->flags,
@@ -179,8 +177,7 @@ static void print_info(const char *path, const uint8_t *p, size_t psize,
 	       (unsigned long long)prog, (unsigned long long)nobits);
 	printf("slots: %u, output sections: %u, program headers: %u, plan ops: %u\n",
 	       h->slots.count, h->outsecs.count, h->phdrs.count, h->plan.count);
-	printf("symbols: %u, relocations: %llu (%u bytes)\n", h->symbols.count,
-	       (unsigned long long)nrel, h->relocs.count);
+	printf("symbols: %u, relocations: %u\n", h->symbols.count, h->relocs.count);
 	printf("merge: %u groups, %u strings\n", h->mgroups.count, h->mclasses.count);
 	printf("entropy: %.1f bits (order %.1f, gaps %.1f)\n", order + gaps, order, gaps);
 }

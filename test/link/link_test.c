@@ -5,8 +5,6 @@
  */
 #include "pb.h"
 
-void test_reloc_stream(void); /* rstream_test.c */
-
 int failures;
 
 #define VBASE 0xffffffff81000000ull
@@ -993,6 +991,7 @@ static void bad_payload(const char *name, mutator m, const char *needle)
 #define HDR(p) ((struct lk_payload_header *)(p))
 #define CHUNK(p, i) ((struct lk_chunk *)((p) + HDR(p)->chunks.off) + (i))
 #define SYM(p, i) ((struct lk_symbol *)((p) + HDR(p)->symbols.off) + (i))
+#define REL(p, i) ((struct lk_reloc *)((p) + HDR(p)->relocs.off) + (i))
 
 static void m_trunc(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)p; *s -= 1; }
 static void m_tiny(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)p; *s = 20; }
@@ -1009,7 +1008,10 @@ static void m_dataoff(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f-
 static void m_symref(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; SYM(p, f->y_afn)->ref = 1000; }
 static void m_symkind(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; SYM(p, f->y_afn)->kind = 9; }
 static void m_entry(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; HDR(p)->entry_sym = 77; }
-static void m_relrange(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->reloc_first = HDR(p)->relocs.count; }
+static void m_reloff(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 1)->offset = 7; }
+static void m_reltype(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 0)->type = 9; }
+static void m_relsym(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 0)->sym = 5000; }
+static void m_relrange(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->reloc_count = 50; }
 static void m_strnul(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; p[HDR(p)->strtab.off + HDR(p)->strtab.count - 1] = 'x'; }
 static void m_name(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->name = 0xfffff; }
 static void m_slotrange(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; ((struct lk_slot *)(p + HDR(p)->slots.off))[2].chunk_count = 5; }
@@ -1036,6 +1038,9 @@ static void test_validation(void)
 	bad_payload("valid_symbol_ref", m_symref, "symbol 'a_fn': bad kind 0, reference 1000");
 	bad_payload("valid_symbol_kind", m_symkind, "symbol 'a_fn': bad kind 9");
 	bad_payload("valid_entry", m_entry, "entry symbol index 77");
+	bad_payload("valid_reloc_offset", m_reloff, "a.o(.text+0x7): bad relocation (type 11");
+	bad_payload("valid_reloc_type", m_reltype, "a.o(.text+0x0): bad relocation (type 9");
+	bad_payload("valid_reloc_symbol", m_relsym, "symbol 5000");
 	bad_payload("valid_reloc_range", m_relrange, "a.o(.text): bad relocation range");
 	bad_payload("valid_strtab_nul", m_strnul, "not NUL-terminated");
 	bad_payload("valid_name_offset", m_name, "chunk 2: name offset 0xfffff");
@@ -1863,7 +1868,6 @@ int main(int argc, char **argv)
 	test_reloc_types();
 	test_reloc_cap_and_undefined();
 	test_reloc_unnamed();
-	test_reloc_stream();
 	test_validation();
 	test_comdat();
 	test_comdat_validation();

@@ -138,57 +138,19 @@ static void pb_put(lk_u8 *out, lk_u64 *pos, struct lk_table *t,
 	*pos += (lk_u64)count * recsize;
 }
 
-lk_u32 pb_encode_relocs(const struct pb *b, struct lk_chunk *chunks,
-			lk_u8 *out)
-{
-	struct lk_reloc *v = malloc(sizeof(b->rel)), t;
-	lk_u32 c, i, j, n, len = 0;
-
-	for (c = 0; c < b->nchunk; c++) {
-		n = chunks[c].reloc_count;
-		memcpy(v, b->rel + chunks[c].reloc_first, n * sizeof(v[0]));
-		for (i = 1; i < n; i++) /* stable insertion sort by offset */
-			for (j = i; j > 0 && v[j - 1].offset > v[j].offset; j--)
-				t = v[j], v[j] = v[j - 1], v[j - 1] = t;
-		chunks[c].reloc_first = len;
-		for (i = 0; i < n; i++) {
-			lk_u32 k = lk_rs_encode(out + len, &v[i],
-						i ? v[i - 1].offset : 0,
-						i ? v[i - 1].sym : 0);
-			if (k == 0) {
-				fprintf(stderr, "pb: relocation type %u\n",
-					v[i].type);
-				abort();
-			}
-			len += k;
-		}
-	}
-	free(v);
-	return len;
-}
-
 lk_u8 *pb_build(struct pb *b, lk_u64 *size)
 {
-	lk_u8 *out = calloc(1, sizeof(*b) + 64 + PB_MAX * LK_RS_MAX);
-	lk_u8 *rs = calloc(1, PB_MAX * LK_RS_MAX + 1);
-	struct lk_chunk *ch = malloc(sizeof(b->chunk));
+	lk_u8 *out = calloc(1, sizeof(*b) + 64);
 	lk_u64 pos = sizeof(b->hdr);
 	struct lk_payload_header *h = &b->hdr;
-	lk_u32 nrs;
 
-	memcpy(ch, b->chunk, sizeof(b->chunk));
-	if (b->raw_rel) {
-		nrs = b->nraw_rel;
-		memcpy(rs, b->raw_rel, nrs);
-	} else
-		nrs = pb_encode_relocs(b, ch, rs);
 	pb_put(out, &pos, &h->objects, b->obj, b->nobj, sizeof(b->obj[0]));
-	pb_put(out, &pos, &h->chunks, ch, b->nchunk, sizeof(b->chunk[0]));
+	pb_put(out, &pos, &h->chunks, b->chunk, b->nchunk, sizeof(b->chunk[0]));
 	pb_put(out, &pos, &h->slots, b->slot, b->nslot, sizeof(b->slot[0]));
 	pb_put(out, &pos, &h->outsecs, b->outsec, b->nout, sizeof(b->outsec[0]));
 	pb_put(out, &pos, &h->phdrs, b->phdr, b->nphdr, sizeof(b->phdr[0]));
 	pb_put(out, &pos, &h->symbols, b->sym, b->nsym, sizeof(b->sym[0]));
-	pb_put(out, &pos, &h->relocs, rs, nrs, 1);
+	pb_put(out, &pos, &h->relocs, b->rel, b->nrel, sizeof(b->rel[0]));
 	pb_put(out, &pos, &h->plan, b->op, b->nop, sizeof(b->op[0]));
 	pb_put(out, &pos, &h->mgroups, b->mg, b->nmg, sizeof(b->mg[0]));
 	pb_put(out, &pos, &h->mclasses, b->mc, b->nmc, sizeof(b->mc[0]));
@@ -199,8 +161,6 @@ lk_u8 *pb_build(struct pb *b, lk_u64 *size)
 	pb_put(out, &pos, &h->data, b->data, b->ndata, 1);
 	memcpy(out, h, sizeof(*h));
 	*size = pos;
-	free(rs);
-	free(ch);
 	return out;
 }
 

@@ -36,11 +36,6 @@ struct pb {
 	lk_u8 data[PB_DATA];
 	lk_u32 nobj, nchunk, nslot, nout, nphdr, nsym, nrel, nop, nmg, nmc,
 		nmref, nstr, ndata, ncomdat;
-	/* Set: pb_build stores these bytes as the relocation stream and
-	 * keeps the chunks' reloc_first as set (decoder tests). Else it
-	 * encodes rel[] per chunk, sorted by offset. */
-	const lk_u8 *raw_rel;
-	lk_u32 nraw_rel;
 };
 
 struct pb *pb_new(void);
@@ -58,10 +53,6 @@ void pb_reloc(struct pb *b, lk_u32 chunk, lk_u64 off, lk_u32 type,
 	      lk_u32 sym, lk_i64 addend);
 void pb_op(struct pb *b, lk_u16 code, lk_u16 flags, lk_u32 arg, lk_u64 imm);
 lk_u8 *pb_build(struct pb *b, lk_u64 *size);
-/* Encodes the records of every chunk (chunk.reloc_first/count index rel[])
- * into out, setting chunks[c].reloc_first to byte offsets; returns bytes. */
-lk_u32 pb_encode_relocs(const struct pb *b, struct lk_chunk *chunks,
-			lk_u8 *out);
 
 /* Host: logs collected for the checks. */
 extern struct lk_host th;

@@ -4,7 +4,7 @@
 LINK_TEST_CORE := kit link_open link_layout link_merge reloc_x86_64 link_write \
   link_elf elfload mem fmt sha256 sha256_ni chacha rng inflate adler32 cpu_x86
 LINK_TEST_SRCS := $(addprefix linkkit/,$(addsuffix .c,$(LINK_TEST_CORE))) \
-  test/link/link_test.c test/link/rstream_test.c test/link/pb.c test/link/kit_test.c
+  test/link/link_test.c test/link/pb.c test/link/kit_test.c
 LINK_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-strict-aliasing \
   -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
@@ -41,7 +41,7 @@ ALL += $(B)/test/link/diff_demo
 # The same tests built for i386 (the BIOS stage's core): 32-bit lk_size and
 # pointers. No 32-bit zlib here, so kits use stored DEFLATE blocks.
 LINK_TEST32_SRCS := $(addprefix linkkit/,$(addsuffix .c,$(LINK_TEST_CORE))) \
-  test/link/link_test.c test/link/rstream_test.c test/link/pb.c test/link/kit_stored.c
+  test/link/link_test.c test/link/pb.c test/link/kit_stored.c
 $(B)/test/link/link_test32: $(LINK_TEST32_SRCS) $(wildcard linkkit/*.h) test/link/pb.h
 	@mkdir -p $(@D)
 	$(CC) -m32 $(LINK_TEST_CFLAGS) -o $@ $(LINK_TEST32_SRCS)
