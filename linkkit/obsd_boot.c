@@ -145,6 +145,24 @@ lk_u32 lk_obsd_bootdev_bios(lk_u8 drive)
 	return LK_OBSD_BOOTDEV_WD0A | ((lk_u32)drive << 16) | 2u;
 }
 
+void lk_obsd_bootduid(struct lk_obsd *o, const lk_u8 *duid)
+{
+	lk_u8 *p = lk_obsd_record(o, LK_OBSD_BOOTARG_BOOTDUID, 8);
+
+	if (p)
+		lk_memcpy(p, duid, 8);
+}
+
+lk_u32 lk_obsd_dev_type(lk_u32 d_type)
+{
+	return d_type == 4 /* DTYPE_SCSI */ ? LK_OBSD_DEV_SD : LK_OBSD_DEV_WD;
+}
+
+lk_u32 lk_obsd_bootdev_disk(lk_u32 type, lk_u32 unit)
+{
+	return LK_OBSD_BOOTDEV_WD0A | (unit & 0xf) << 16 | (type & 0xff);
+}
+
 void lk_obsd_stack(lk_u32 *words, const struct lk_obsd_args *a)
 {
 	words[0] = 0;

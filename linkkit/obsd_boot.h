@@ -21,6 +21,7 @@
 #define LK_OBSD_APIVER 0x0000000eu
 #define LK_OBSD_BOOTARG_MEMMAP 0
 #define LK_OBSD_BOOTARG_CONSDEV 5
+#define LK_OBSD_BOOTARG_BOOTDUID 9
 #define LK_OBSD_BOOTARG_EFIINFO 11
 #define LK_OBSD_BOOTARG_END (-1)
 /* bootdev magic (B_DEVMAGIC) with type wd, unit 0, partition a. */
@@ -96,6 +97,17 @@ void lk_obsd_args_fill(struct lk_obsd_args *a, const struct lk_obsd *o,
 /* The kernel's initial stack: words[0] a zero return address, then the
  * arguments; the stage enters with ESP = the address of words[0]. */
 #define LK_OBSD_STACK_WORDS 9
+/* MAKEBOOTDEV device types (B_TYPE): majors of wd, fd, sd. */
+#define LK_OBSD_DEV_WD 0u
+#define LK_OBSD_DEV_FD 2u
+#define LK_OBSD_DEV_SD 4u
+/* BOOTARG_BOOTDUID: the boot disk's 8-byte disklabel DUID (d_uid). */
+void lk_obsd_bootduid(struct lk_obsd *o, const lk_u8 *duid);
+/* The loaders' guess of a labelled disk's driver from d_type: SCSI is
+ * sd, everything else (ESDI, ST506, unknown) wd. */
+lk_u32 lk_obsd_dev_type(lk_u32 d_type);
+/* bootdev of partition a of disk `type` unit `unit`. */
+lk_u32 lk_obsd_bootdev_disk(lk_u32 type, lk_u32 unit);
 /* bootdev for a BIOS drive number, as biosboot names a disk without an
  * OpenBSD disklabel: hard disk 0x80+n is wd<n>a, floppy n is fd<n>a. */
 lk_u32 lk_obsd_bootdev_bios(lk_u8 drive);
