@@ -84,6 +84,11 @@ int eb_prompt_fallback(struct eb_state *s);
 /* entropy.c: gathers every available source into the generator. */
 void eb_entropy_seed(struct eb_state *s, struct lk_rng *rng);
 
+/* bootdisk.c: bootdev of the boot disk and, when its OpenBSD disklabel
+ * is found (read only), its DUID; else one line saying why not. */
+void eb_boot_disk(struct eb_state *s, lk_u32 *bootdev, lk_u8 *duid,
+		  int *have);
+
 /* handoff.c */
 struct eb_kernel {
 	lk_u64 entry;     /* physical entry address */

@@ -41,6 +41,9 @@ struct eb_info_bufs {
 	lk_u32 rsdp_new_len;
 	struct lk_obsd_efiinfo ei; /* OpenBSD protocol: filled before the map */
 	lk_u32 obsd_esp;
+	lk_u32 obsd_bootdev; /* and the boot disk, read before the map too */
+	lk_u8 duid[8];
+	int have_duid;
 };
 
 static int eb_guid_eq(const EFI_GUID *a, const EFI_GUID *b)
@@ -207,10 +210,13 @@ static int eb_build_obsd(struct eb_state *s, const struct eb_kernel *k,
 	if (lk_obsd_wants_serial(s->cfg.cmdline))
 		lk_obsd_consdev_com(&o, 0, 115200, 0x3f8);
 	lk_obsd_efiinfo(&o, &b->ei);
+	if (b->have_duid)
+		lk_obsd_bootduid(&o, b->duid);
 	if (lk_obsd_end(&o) != LK_OK)
 		return -1;
 	lk_obsd_args_fill(&a, &o, (lk_u32)(lk_uptr)b->info, k->load_hi,
 			  b->ents, n);
+	a.bootdev = b->obsd_bootdev;
 	lk_obsd_stack(words, &a);
 	b->obsd_esp = (lk_u32)(lk_uptr)words;
 	return 0;
@@ -415,8 +421,10 @@ void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
 	}
 	lk_memcpy(tramp, eb_tramp_start, tsize);
 	eb_find_rsdp(s, &b);
-	if (k->protocol == LK_PROTO_OPENBSD)
+	if (k->protocol == LK_PROTO_OPENBSD) {
 		eb_obsd_efiinfo(s, &b);
+		eb_boot_disk(s, &b.obsd_bootdev, b.duid, &b.have_duid);
+	}
 	if (eb_alloc_bufs(s, k, &b))
 		return;
 	cr3 = eb_identity_map(s, &b);

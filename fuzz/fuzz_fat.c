@@ -3,7 +3,9 @@
  * the host: the GPT/MBR search (stand/fat.c fat_find_esp), the FAT boot
  * sector, directories and cluster chains, whole-file reads (stand/files.c)
  * and the file names the config supplies, in the order stand/boot.c uses
- * them: RELINK.CFG, the kit, the fallback, its .SIG, the seed file.
+ * them: RELINK.CFG, the kit, the fallback, its .SIG, the seed file; and
+ * the OpenBSD disklabel search both stages run on the same disk for the
+ * OpenBSD hand-over (linkkit/disklabel.c lk_dl_find).
  *
  * The disk is sparse so a real 64 MiB image fits in a small input:
  *   u32 sectors       the device size the stage is told (0 = unknown)
@@ -15,6 +17,7 @@
  * tools/mkimage.sh.
  */
 #include "fz_host.h"
+#include "disklabel.h"
 #include "stand.h"
 
 #define SEC 512u
@@ -122,12 +125,24 @@ static void use_fallback(struct stand *s, const void *elf, lk_u32 size)
 	stand_free_file(s, sig, ssize);
 }
 
+/* Every refusal must come with a reason for the stage's info line. */
+static void find_label(struct disk *d, lk_u64 sectors)
+{
+	struct lk_dl_disk dd = { d, disk_read, sectors };
+	struct lk_dl_label l;
+	const char *why = NULL;
+
+	if (lk_dl_find(&dd, &l, &why) && (!why || !*why))
+		abort();
+}
+
 static void run(struct disk *d, lk_u64 sectors)
 {
 	static struct stand s;
 	struct fat_dev dev = { d, disk_read, sectors };
 	lk_u64 lba, count;
 
+	find_label(d, sectors);
 	memset(&s, 0, sizeof(s));
 	s.host = fz_host;
 	s.host.alloc = fat_alloc;

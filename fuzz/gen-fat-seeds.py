@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Seeds for fuzz_fat: real disk images made by tools/mkimage.sh (GPT +
 FAT32, GPT + FAT16, and the FAT32 one with the GPT gone and an MBR FAT
-partition instead) and a FAT12 volume in an MBR partition (mkimage makes
+partition instead; GPT and MBR images with an OpenBSD partition and
+disklabel for the label search) and a FAT12 volume in an MBR partition (mkimage makes
 no FAT12; mkfs.fat + mtools do, with the same files), stored as the sparse sector lists fuzz_fat.c reads:
 u32 device sectors, u32 failing LBA + 1 (0: none), then {u32 lba, 512 bytes} per non-zero sector.
 
@@ -106,7 +107,11 @@ def main():
         fat12(t, files, img)
         total, body = sectors(img)
         open(os.path.join(d, "mbr-fat12"), "wb").write(seed(total, body))
-        imgs = {"fat32": [], "fat16": ["--fat", "16", "--esp-mib", "16"]}
+        obsd = ["--openbsd-duid", "0123456789abcdef"]
+        imgs = {"fat32": [], "fat16": ["--fat", "16", "--esp-mib", "16"],
+                "gpt-obsd": obsd + ["--esp-mib", "34"],
+                "mbr-obsd": obsd + ["--esp-mib", "34", "--table", "mbr",
+                                    "--openbsd-dtype", "5"]}
         for name, opts in imgs.items():
             img = os.path.join(t, name + ".img")
             subprocess.run([mkimage, "create", "-o", img] + common + opts, check=True)

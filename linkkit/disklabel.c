@@ -10,9 +10,9 @@
 #define GPT_MAX_HDR 512u
 
 /* On-disk byte order of GUID 824cc7a0-36a8-11e3-890a-952519ad3f61. */
-static const lk_u8 obsd_guid[16] = {0xa0, 0xc7, 0x4c, 0x82, 0xa8, 0x36,
-				    0xe3, 0x11, 0x89, 0x0a, 0x95, 0x25,
-				    0x19, 0xad, 0x3f, 0x61};
+static const lk_u8 obsd_guid[16] = { 0xa0, 0xc7, 0x4c, 0x82, 0xa8, 0x36,
+				     0xe3, 0x11, 0x89, 0x0a, 0x95, 0x25,
+				     0x19, 0xad, 0x3f, 0x61 };
 
 static lk_u32 rd16(const lk_u8 *p)
 {
@@ -58,7 +58,8 @@ int lk_dl_parse(const lk_u8 *sec, struct lk_dl_label *out, const char **why)
 	lk_u32 npart = rd16(sec + 138), end, sum = 0;
 	static const lk_u8 zero[8];
 
-	if (rd32(sec) != LK_DL_DISKMAGIC || rd32(sec + 132) != LK_DL_DISKMAGIC) {
+	if (rd32(sec) != LK_DL_DISKMAGIC ||
+	    rd32(sec + 132) != LK_DL_DISKMAGIC) {
 		*why = "no disklabel (bad magic)";
 		return -1;
 	}
@@ -112,8 +113,7 @@ static int mbr_is_protective(const lk_u8 *sec, lk_u64 sectors)
 	return used == 1 && efi == 1;
 }
 
-static int gpt_header(const struct lk_dl_disk *d, lk_u8 *sec,
-		      const char **why)
+static int gpt_header(const struct lk_dl_disk *d, lk_u8 *sec, const char **why)
 {
 	lk_u32 hsize, want;
 
@@ -174,8 +174,7 @@ static lk_u64 gpt_scan(const struct lk_dl_disk *d, lk_u8 *sec, lk_u64 tab,
 	return start == ~0ull ? 0 : start;
 }
 
-static lk_u64 gpt_find(const struct lk_dl_disk *d, lk_u8 *sec,
-		       const char **why)
+static lk_u64 gpt_find(const struct lk_dl_disk *d, lk_u8 *sec, const char **why)
 {
 	lk_u64 tab;
 	lk_u32 n, esz, want;
@@ -197,15 +196,15 @@ static lk_u64 gpt_find(const struct lk_dl_disk *d, lk_u8 *sec,
 
 /* The first 0xa6 entry through the extended chain: EBR entry starts are
  * relative to the EBR, the next EBR's to the first extended partition. */
-static lk_u64 mbr_find(const struct lk_dl_disk *d, lk_u8 *sec,
-		       const char **why)
+static lk_u64 mbr_find(const struct lk_dl_disk *d, lk_u8 *sec, const char **why)
 {
 	lk_u64 off = 0, ext_base = 0;
 
 	for (lk_u32 hops = 0; hops < LK_DL_MAX_EBR; hops++) {
 		lk_u64 next = 0;
 
-		if (hops && (rd_sec(d, off, sec) || rd16(sec + 510) != 0xaa55)) {
+		if (hops &&
+		    (rd_sec(d, off, sec) || rd16(sec + 510) != 0xaa55)) {
 			*why = "cannot read an extended boot record";
 			return 0;
 		}

@@ -44,9 +44,9 @@ struct lk_dl_disk {
 
 struct lk_dl_label {
 	lk_u8 duid[8];
-	lk_u16 d_type;      /* DTYPE_*: the loaders' wd/sd guess */
-	lk_u64 label_lba;   /* where it was found */
-	int gpt;            /* found through the GPT (else the MBR) */
+	lk_u16 d_type;	  /* DTYPE_*: the loaders' wd/sd guess */
+	lk_u64 label_lba; /* where it was found */
+	int gpt;	  /* found through the GPT (else the MBR) */
 };
 
 /* Checks one label sector (512 bytes). 0, or -1 with *why set. A label

@@ -52,6 +52,7 @@ int cons_getc(void);
 /* bios_disk.c: 512-byte sectors through INT 13h AH=42h. */
 int disk_init(lk_u8 drive);
 int disk_read(void *ctx, lk_u64 lba, lk_u32 count, void *buf);
+int disk_read_on(void *ctx, lk_u64 lba, lk_u32 count, void *buf);
 void disk_wipe_bounce(void);
 lk_u64 disk_sectors(void);
 

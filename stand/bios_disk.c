@@ -54,7 +54,7 @@ lk_u64 disk_sectors(void)
 	return n;
 }
 
-static int disk_read_low(lk_u64 lba, lk_u32 count)
+static int disk_read_low(lk_u8 drive, lk_u64 lba, lk_u32 count)
 {
 	for (int tries = 0; tries < 3; tries++) {
 		struct bios_regs r = {0};
@@ -66,14 +66,14 @@ static int disk_read_low(lk_u64 lba, lk_u32 count)
 		disk_dap.seg = STAND_BOUNCE >> 4;
 		disk_dap.lba = lba;
 		r.eax = 0x4200;
-		r.edx = disk_drive;
+		r.edx = drive;
 		r.esi = (lk_u32)(lk_uptr)&disk_dap & 0xf;
 		r.ds = (lk_u16)((lk_u32)(lk_uptr)&disk_dap >> 4);
 		bios_call(0x13, &r);
 		if (!(r.eflags & BIOS_CF))
 			return 0;
 		r = (struct bios_regs){0};
-		r.edx = disk_drive; /* AH=0: reset, then retry */
+		r.edx = drive; /* AH=0: reset, then retry */
 		bios_call(0x13, &r);
 	}
 	return -1;
@@ -85,16 +85,14 @@ void disk_wipe_bounce(void)
 	lk_wipe((void *)(lk_uptr)STAND_BOUNCE, STAND_BOUNCE_SECTORS * 512u);
 }
 
-/* ctx unused: one boot drive. Returns 0 or -1 (the caller names the file). */
-int disk_read(void *ctx, lk_u64 lba, lk_u32 count, void *buf)
+static int disk_read_drive(lk_u8 drive, lk_u64 lba, lk_u32 count, void *buf)
 {
 	lk_u8 *dst = buf;
 
-	(void)ctx;
 	while (count) {
 		lk_u32 n = count < STAND_BOUNCE_SECTORS ? count
 							: STAND_BOUNCE_SECTORS;
-		if (disk_read_low(lba, n))
+		if (disk_read_low(drive, lba, n))
 			return -1;
 		lk_memcpy(dst, (const void *)(lk_uptr)STAND_BOUNCE, n * 512u);
 		dst += n * 512u;
@@ -102,4 +100,18 @@ int disk_read(void *ctx, lk_u64 lba, lk_u32 count, void *buf)
 		count -= n;
 	}
 	return 0;
+}
+
+/* ctx unused: one boot drive. Returns 0 or -1 (the caller names the file). */
+int disk_read(void *ctx, lk_u64 lba, lk_u32 count, void *buf)
+{
+	(void)ctx;
+	return disk_read_drive(disk_drive, lba, count, buf);
+}
+
+/* ctx points at a BIOS drive number: the OpenBSD hand-over reads the
+ * labels of the hard disks before the boot drive to number it. */
+int disk_read_on(void *ctx, lk_u64 lba, lk_u32 count, void *buf)
+{
+	return disk_read_drive(*(const lk_u8 *)ctx, lba, count, buf);
 }

@@ -3,6 +3,7 @@
 #include "stand.h"
 #include "../linkkit/mb2.h"
 #include "../linkkit/obsd_boot.h"
+#include "../linkkit/disklabel.h"
 
 #define ONE_MB 0x100000ull
 #define FOUR_GB 0x100000000ull
@@ -82,6 +83,42 @@ static void build_info(struct stand *s, const struct handoff *ho,
 	lk_mb2_load_base(m, (lk_u32)ho->load_lo);
 }
 
+/* The driver biosboot would guess for a hard disk: its label's d_type,
+ * wd when it has no label. */
+static lk_u32 drive_type(lk_u8 drive, lk_u64 sectors, struct lk_dl_label *l,
+			 const char **why, int *have)
+{
+	struct lk_dl_disk d = {&drive, disk_read_on, sectors};
+
+	*have = lk_dl_find(&d, l, why) == 0;
+	return *have ? lk_obsd_dev_type(l->d_type) : LK_OBSD_DEV_WD;
+}
+
+/*
+ * bootdev and the DUID of the boot drive's disklabel (read only). Like
+ * biosboot, hard disks are numbered per driver in BIOS order, so the
+ * unit counts the earlier drives that get the same driver.
+ */
+static lk_u32 obsd_boot_disk(struct stand *s, struct lk_dl_label *l,
+			     int *have)
+{
+	struct lk_dl_label other;
+	const char *why = "", *w;
+	lk_u32 type, unit = 0;
+	int h;
+
+	*have = 0;
+	if (!(boot_drive & 0x80))
+		return lk_obsd_bootdev_bios(boot_drive);
+	type = drive_type(boot_drive, disk_sectors(), l, &why, have);
+	for (lk_u8 d = 0x80; d < boot_drive; d++)
+		unit += drive_type(d, 0, &other, &w, &h) == type;
+	if (!*have)
+		lk_log(&s->host, LK_LOG_INFO, "boot disk: no BOOTDUID: %s",
+		       why);
+	return lk_obsd_bootdev_disk(type, unit);
+}
+
 /*
  * OpenBSD protocol: the bootarg list goes into `info`, the stack words
  * (return address + 8 arguments) at its end; returns the kernel's ESP.
@@ -91,13 +128,18 @@ static lk_u32 build_obsd(struct stand *s, const struct handoff *ho,
 {
 	struct lk_obsd o;
 	struct lk_obsd_args a;
+	struct lk_dl_label l;
 	lk_u32 n = e820_to_map(map);
 	lk_u32 *words = (lk_u32 *)(info + MB2_CAP) - LK_OBSD_STACK_WORDS;
+	int have_duid;
+	lk_u32 bootdev = obsd_boot_disk(s, &l, &have_duid);
 
 	lk_obsd_begin(&o, info, LK_OBSD_MAX_LIST);
 	lk_obsd_memmap(&o, map, n);
 	if (lk_obsd_wants_serial(s->cfg.cmdline))
 		lk_obsd_consdev_com(&o, 0, 115200, 0x3f8);
+	if (have_duid)
+		lk_obsd_bootduid(&o, l.duid);
 	if (lk_obsd_end(&o) != LK_OK) {
 		lk_log(&s->host, LK_LOG_ERROR,
 		       "OpenBSD boot arguments need %u bytes (max %u)", o.need,
@@ -105,7 +147,7 @@ static lk_u32 build_obsd(struct stand *s, const struct handoff *ho,
 		return 0;
 	}
 	lk_obsd_args_fill(&a, &o, (lk_u32)(lk_uptr)info, ho->load_hi, map, n);
-	a.bootdev = lk_obsd_bootdev_bios(boot_drive); /* the disk we came from */
+	a.bootdev = bootdev; /* the disk we came from */
 	lk_obsd_stack(words, &a);
 	return (lk_u32)(lk_uptr)words;
 }

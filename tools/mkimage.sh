@@ -9,6 +9,11 @@
 #                     (the fallback's detached signature, stored as
 #                     \RELINK\FALLBACK.SIG for signed boots: a ready one, or
 #                     made here with `linkkit sign -s KEY.sec`)
+#                     [--openbsd-duid HEX16 [--openbsd-dtype N]] adds a 1 MiB
+#                     OpenBSD partition after the ESP whose disklabel has
+#                     that DUID (d_type N, default 4 SCSI: sd; 5 ESDI: wd)
+#                     [--table gpt|mbr] partition table (default gpt; mbr:
+#                     FAT32 LBA 0x0c ESP and OpenBSD 0xa6, no GPT)
 #   mkimage.sh install-kit IMG KIT   replace \RELINK\KERNEL.KIT atomically
 #   mkimage.sh install-fallback IMG ELF [--key KEY.sec | --sig SIG]
 #                     the same for \RELINK\FALLBACK.ELF (and FALLBACK.SIG;
@@ -23,7 +28,8 @@
 # Signing runs $LINKKIT (default: linkkit on PATH, else build/tools/linkkit
 # next to this script).
 # Layout (docs/CONVENTIONS.md): GPT, ESP from LBA 2048, BIOS stage raw at
-# LBA 64 with its LBA (u32) at MBR 0x1B0 and sector count (u16) at 0x1B4.
+# LBA 64 with its LBA (u32) at MBR 0x1B0 and sector count (u16) at 0x1B4,
+# an optional OpenBSD partition (label at its sector 1) right after the ESP.
 set -euo pipefail
 export MTOOLS_SKIP_CHECK=1 MTOOLS_NO_VFAT=0
 PATH=$PATH:/usr/sbin:/sbin
@@ -37,7 +43,7 @@ KIT_MAGIC='4c494e4b4b49541a' # "LINKKIT\x1a"
 
 die() { echo "mkimage: $*" >&2; exit 1; }
 
-usage() { sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 SIG_PATH=/RELINK/FALLBACK.SIG
 
@@ -119,8 +125,68 @@ write_stage() {
 	put_le "$img" $((0x1B4)) 2 "$sectors"
 }
 
+# write_label IMG LBA DUID DTYPE PSTART PSIZE TOTAL: an OpenBSD disklabel
+# (sys/sys/disklabel.h, amd64: 16 partitions) in sector LBA; partition a
+# is the OpenBSD partition, c the whole disk; d_checksum makes the XOR of
+# its 16-bit words up to the end of the partition table zero.
+write_label() {
+	local img=$1 lba=$2 duid=$3 dtype=$4 pstart=$5 psize=$6 total=$7
+	local -a b=()
+	local i sum=0 hex= x
+	for ((i = 0; i < 512; i++)); do b[i]=0; done
+	setle() { local k; for ((k = 0; k < $2; k++)); do b[$1 + k]=$((($3 >> (8 * k)) & 255)); done; }
+	setle 0 4 0x82564557          # d_magic
+	setle 4 2 "$dtype"            # d_type
+	for ((i = 0; i < 10; i++)); do b[8 + i]=$(printf '%d' "'${DL_NAME:i:1}"); done
+	setle 40 4 512                # d_secsize
+	setle 44 4 63                 # d_nsectors
+	setle 48 4 255                # d_ntracks
+	setle 52 4 $((total / (63 * 255) + 1)) # d_ncylinders
+	setle 56 4 $((63 * 255))      # d_secpercyl
+	setle 60 4 $((total & 0xffffffff)) # d_secperunit
+	for ((i = 0; i < 8; i++)); do b[64 + i]=$((16#${duid:2*i:2})); done
+	setle 80 4 "$pstart"          # d_bstart
+	setle 84 4 $((pstart + psize)) # d_bend
+	setle 112 2 $((total >> 32))  # d_secperunith
+	setle 114 2 1                 # d_version
+	setle 132 4 0x82564557        # d_magic2
+	setle 138 2 16                # d_npartitions
+	setle 140 4 8192              # d_bbsize
+	setle 144 4 65536             # d_sbsize
+	setle 148 4 $((psize - 64)) && setle 152 4 $((pstart + 64)) # a
+	b[160]=7                      # a: FS_BSDFFS
+	setle 180 4 $((total & 0xffffffff)) # c: the whole disk
+	for ((i = 0; i < 148 + 16 * 16; i += 2)); do sum=$((sum ^ b[i] ^ (b[i + 1] << 8))); done
+	setle 136 2 $sum              # d_checksum
+	for ((i = 0; i < 512; i++)); do printf -v x '\\x%02x' "${b[i]}"; hex+=$x; done
+	printf "$hex" | dd of="$img" bs=512 seek="$lba" conv=notrunc status=none
+}
+DL_NAME='relinkboot'
+
+# to_mbr IMG ESP_SECTORS FATTYPE OBSD_LBA OBSD_SECTORS TOTAL: replaces the
+# GPT (both copies) by an MBR table: the ESP and, if any, OpenBSD's 0xa6.
+to_mbr() {
+	local img=$1 esp_sectors=$2 typ=$3 olba=$4 osec=$5 total=$6 e
+	dd if=/dev/zero of="$img" bs=512 seek=1 count=33 conv=notrunc status=none
+	dd if=/dev/zero of="$img" bs=512 seek=$((total - 33)) count=33 conv=notrunc status=none
+	dd if=/dev/zero of="$img" bs=1 seek=$((0x1BE)) count=64 conv=notrunc status=none
+	mbr_part() { # slot type start size: LBA only, CHS fields saturated
+		e=$((0x1BE + 16 * $1))
+		printf '\xfe\xff\xff' | dd of="$img" bs=1 seek=$((e + 1)) conv=notrunc status=none
+		put_le "$img" $((e + 4)) 1 "$2"
+		printf '\xfe\xff\xff' | dd of="$img" bs=1 seek=$((e + 5)) conv=notrunc status=none
+		put_le "$img" $((e + 8)) 4 "$3"
+		put_le "$img" $((e + 12)) 4 "$4"
+	}
+	mbr_part 0 "$typ" $ESP_LBA "$esp_sectors"
+	put_le "$img" $((0x1BE)) 1 $((0x80)) # active
+	[ "$osec" -eq 0 ] || mbr_part 1 $((0xa6)) "$olba" "$osec"
+	put_le "$img" 510 2 $((0xaa55))
+}
+
 cmd_create() {
 	local out='' efi='' kit='' fallback='' cfg='' mbr='' stage='' seed='' esp_mib=64 fat=32 fsig= fkey=
+	local duid='' dtype=4 table=gpt
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-o) out=$2 ;;
@@ -135,6 +201,9 @@ cmd_create() {
 		--seed) seed=$2 ;;
 		--esp-mib) esp_mib=$2 ;;
 		--fat) fat=$2 ;;
+		--openbsd-duid) duid=$2 ;;
+		--openbsd-dtype) dtype=$2 ;;
+		--table) table=$2 ;;
 		*) usage ;;
 		esac
 		shift 2 || usage
@@ -147,6 +216,12 @@ cmd_create() {
 	done
 	[ "$(file_magic "$kit")" = $KIT_MAGIC ] || die "$kit: not a link kit (bad magic)"
 	case $fat in 16 | 32) ;; *) die "--fat must be 16 or 32" ;; esac
+	case $table in gpt | mbr) ;; *) die "--table must be gpt or mbr" ;; esac
+	if [ -n "$duid" ]; then
+		[[ $duid =~ ^[0-9a-fA-F]{16}$ ]] || die "--openbsd-duid must be 16 hex digits"
+		[[ $duid =~ [1-9a-fA-F] ]] || die "--openbsd-duid must not be zero (OpenBSD reads that as none)"
+		[[ $dtype =~ ^[0-9]+$ ]] && [ "$dtype" -le 65535 ] || die "--openbsd-dtype must be 0..65535"
+	fi
 	# FAT32 needs >= 65525 clusters: 1-sector clusters from 33 MiB up.
 	[ "$fat" = 16 ] || [ "$esp_mib" -ge 34 ] || die "--esp-mib $esp_mib too small for FAT32"
 
@@ -159,12 +234,19 @@ cmd_create() {
 		fsig=$tmp.sig
 	fi
 	esp_sectors=$((esp_mib * 2048))
+	local obsd_lba=$((ESP_LBA + esp_sectors)) obsd_sectors=0
+	[ -z "$duid" ] || obsd_sectors=2048
 	# Room after the ESP for the backup GPT (33 sectors), rounded to 1 MiB.
-	total=$((ESP_LBA + esp_sectors + 2048))
+	total=$((ESP_LBA + esp_sectors + obsd_sectors + 2048))
 	rm -f "$tmp" "$esp"
 	truncate -s $((total * 512)) "$tmp"
 	sgdisk -o -n 1:$ESP_LBA:+"$esp_sectors" -t 1:ef00 -c 1:ESP "$tmp" >/dev/null ||
 		die "$out: sgdisk failed"
+	if [ -n "$duid" ]; then
+		sgdisk -n 2:$obsd_lba:+$obsd_sectors -t 2:a600 -c 2:OpenBSD "$tmp" >/dev/null ||
+			die "$out: sgdisk failed (OpenBSD partition)"
+		write_label "$tmp" $((obsd_lba + 1)) "${duid,,}" "$dtype" $obsd_lba $obsd_sectors $total
+	fi
 	[ "$(esp_offset "$tmp")" -eq $((ESP_LBA * 512)) ] || die "$out: ESP not at LBA $ESP_LBA"
 
 	local spc=1
@@ -188,6 +270,11 @@ cmd_create() {
 	[ -z "$mbr" ] || write_mbr_code "$tmp" "$mbr"
 	[ -z "$stage" ] || write_stage "$tmp" "$stage"
 	sgdisk -v "$tmp" | grep -q 'No problems found' || die "$out: GPT does not verify"
+	if [ "$table" = mbr ]; then
+		local typ=$((0x0c))
+		[ "$fat" = 32 ] || typ=$((0x0e))
+		to_mbr "$tmp" $esp_sectors $typ $obsd_lba $obsd_sectors $total
+	fi
 	mv -f "$tmp" "$out"
 	rm -f "$tmp.sig"
 	trap - EXIT
@@ -304,9 +391,13 @@ cmd_ls() {
 cmd_check() {
 	[ $# -eq 1 ] || usage
 	local img=$1 drv p lba n bad=0
-	sgdisk -v "$img" | grep -q 'No problems found' || die "$img: GPT does not verify"
+	if [ "$(od -An -c -j512 -N8 "$img" | tr -d ' ')" = EFIPART ]; then
+		sgdisk -v "$img" | grep -q 'No problems found' || die "$img: GPT does not verify"
+		sgdisk -i 1 "$img" | grep -q 'C12A7328-F81F-11D2-BA4B-00A0C93EC93B' || die "$img: partition 1 is not an ESP"
+	else # --table mbr: entry 0 is the ESP as FAT32/FAT16 LBA
+		case $(get_le "$img" $((0x1C2)) 1) in 12 | 14) ;; *) die "$img: MBR entry 0 is not a FAT LBA partition" ;; esac
+	fi
 	[ "$(esp_offset "$img")" -eq $((ESP_LBA * 512)) ] || die "$img: ESP does not start at LBA $ESP_LBA"
-	sgdisk -i 1 "$img" | grep -q 'C12A7328-F81F-11D2-BA4B-00A0C93EC93B' || die "$img: partition 1 is not an ESP"
 	drv=$(esp_drive "$img")
 	for p in /EFI/BOOT/BOOTX64.EFI /EFI/BOOT/RELINK.CFG $KIT_PATH $FALLBACK_PATH; do
 		esp_exists "$drv" "$p" || { echo "mkimage: $img: missing ${p//\//\\}" >&2; bad=1; }

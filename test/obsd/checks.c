@@ -44,16 +44,17 @@ int fail(const char *what, const char *detail, u64 v)
 	return 1;
 }
 
-/* MAKEBOOTDEV fields: type (wd 0, fd 2), unit, partition: printed as
- * `obsd: bootdev wd0a`; 0 when they do not name a disk partition. */
+/* MAKEBOOTDEV fields: type (wd 0, fd 2, sd 4), unit, partition: printed
+ * as `obsd: bootdev wd0a`; 0 when they do not name a disk partition. */
 static int print_bootdev(u32 d)
 {
 	u32 type = d & 0xff, unit = (d >> 16) & 0xf, part = (d >> 8) & 0xff;
 	char name[] = "wd0a\n";
 
-	if ((type != 0 && type != 2) || part > 15 || unit > 9 || (d & 0x0ff00000u))
+	if ((type != 0 && type != 2 && type != 4) || part > 15 || unit > 9 ||
+	    (d & 0x0ff00000u))
 		return 0;
-	name[0] = type ? 'f' : 'w';
+	name[0] = "wfs"[type / 2];
 	name[2] = (char)('0' + unit);
 	name[3] = (char)('a' + part);
 	cons_puts("obsd: bootdev ");
@@ -230,6 +231,28 @@ static int check_efiinfo(const u8 *p, u32 size)
 	return 0;
 }
 
+/* BOOTARG_BOOTDUID: 8 bytes, printed as `obsd: bootduid HEX16` for the
+ * test to compare with the DUID it put in the disk's label. A zero DUID
+ * would mean "none" to OpenBSD's setroot: a loader must not send it. */
+static int check_bootduid(const u8 *p, u32 size)
+{
+	static const char hex[] = "0123456789abcdef";
+	char s[] = "obsd: bootduid 0000000000000000\n";
+	u32 i, any = 0;
+
+	if (size != 8)
+		return fail("bootduid", "size", size);
+	for (i = 0; i < 8; i++) {
+		s[15 + 2 * i] = hex[p[i] >> 4];
+		s[16 + 2 * i] = hex[p[i] & 15];
+		any |= p[i];
+	}
+	if (!any)
+		return fail("bootduid", "all zero", 0);
+	cons_puts(s);
+	return 0;
+}
+
 /* Walks the list like getbootinfo(): records of {type, size, next}. */
 int check_bootargs(void)
 {
@@ -252,6 +275,10 @@ int check_bootargs(void)
 			bad |= check_consdev(p + off + 12, (u32)size - 12);
 		else if (type == 11)
 			bad |= check_efiinfo(p + off + 12, (u32)size - 12);
+		else if (type == 9 && (seen & (1u << 9)))
+			bad |= fail("bootduid", "twice at", off);
+		else if (type == 9)
+			bad |= check_bootduid(p + off + 12, (u32)size - 12);
 		if (type >= 0 && type < 32)
 			seen |= 1u << type;
 		off += (u32)size;
@@ -264,5 +291,7 @@ int check_bootargs(void)
 		return fail("bootargs", "no consdev", seen);
 	if (!(seen & (1u << 11)))
 		cons_puts("obsd: efiinfo none\n");
+	if (!(seen & (1u << 9)))
+		cons_puts("obsd: bootduid none\n");
 	return bad;
 }

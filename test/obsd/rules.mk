@@ -52,7 +52,7 @@ $(OBSD_D)/disk.img: tools/mkimage.sh test/obsd/relink.cfg $(B)/efi/BOOTX64.EFI \
 	  --kit $(OBSD_D)/kernel.kit --fallback $(OBSD_D)/fallback.elf \
 	  --cfg test/obsd/relink.cfg --mbr $(B)/stand/mbr.bin --stage $(B)/stand/stage.bin
 
-$(OBSD_D)/test-obsd: test/obsd/test-boot.sh test/qemu/boot.sh $(OBSD_D)/disk.img
+$(OBSD_D)/test-obsd: test/obsd/test-boot.sh test/qemu/boot.sh tools/mkimage.sh $(OBSD_D)/disk.img
 	@mkdir -p $(@D)
 	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-boot.sh\n' \
 	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@

@@ -3,6 +3,11 @@
 # SeaBIOS, relinked from its kit and through the fallback path (the kit
 # removed; the config says protocol = openbsd). The kernel checks its
 # arguments itself and exits QEMU with 0x10 only when all checks pass.
+# The boot disks carry an OpenBSD partition whose disklabel has a fresh
+# random DUID (GPT with d_type SCSI for OVMF: sd0a; MBR with ESDI for
+# SeaBIOS: wd0a); the kernel prints the BOOTDUID it got, which must be
+# that DUID. Without a label (OVMF) or with a corrupt one (SeaBIOS) there
+# must be no BOOTDUID and bootdev wd0a.
 set -uo pipefail
 
 B=${B:-build}
@@ -11,7 +16,7 @@ boot=test/qemu/boot.sh
 mkimage=tools/mkimage.sh
 limit=${BOOT_TIMEOUT:-90}
 names=(uefi-relinked bios-relinked uefi-fallback bios-fallback
-       bios-fallback-mb2)
+       uefi-nolabel bios-badlabel bios-fallback-mb2)
 
 if [ ! -e "$image" ]; then
 	for n in "${names[@]}"; do echo "skip obsd-$n: $image missing"; done
@@ -19,25 +24,61 @@ if [ ! -e "$image" ]; then
 fi
 mkdir -p "$B/obsd"
 work=$(mktemp -d "$B/obsd/run.XXXXXX") || exit 1
-cp --sparse=always "$image" "$work/disk.img"
-cp --sparse=always "$image" "$work/nokit.img"
-"$mkimage" remove "$work/nokit.img" '\RELINK\KERNEL.KIT' >/dev/null ||
-	{ echo "not ok obsd-setup: cannot remove the kit"; exit 0; }
+setup_fail() { echo "not ok obsd-setup: $*"; exit 0; }
+
+# A DUID of 8 random bytes, never all zero (OpenBSD reads that as none).
+new_duid() {
+	local d=0000000000000000
+	while [ "$d" = 0000000000000000 ]; do
+		d=$(od -An -tx1 -N8 /dev/urandom | tr -d ' \n')
+	done
+	echo "$d"
+}
+duid_gpt=$(new_duid)
+duid_mbr=$(new_duid)
+labelled() { # out table duid dtype
+	"$mkimage" create -o "$1" --efi "$B/efi/BOOTX64.EFI" \
+		--kit "$B/obsd/kernel.kit" --fallback "$B/obsd/fallback.elf" \
+		--cfg test/obsd/relink.cfg --mbr "$B/stand/mbr.bin" \
+		--stage "$B/stand/stage.bin" --table "$2" --openbsd-duid "$3" \
+		--openbsd-dtype "$4" >/dev/null || setup_fail "cannot make $1"
+}
+labelled "$work/gpt.img" gpt "$duid_gpt" 4
+labelled "$work/mbr.img" mbr "$duid_mbr" 5
+for t in gpt mbr; do
+	cp --sparse=always "$work/$t.img" "$work/$t-nokit.img"
+	"$mkimage" remove "$work/$t-nokit.img" '\RELINK\KERNEL.KIT' >/dev/null ||
+		setup_fail "cannot remove the kit"
+done
+cp --sparse=always "$image" "$work/nolabel.img"
+# One bit of the DUID flipped: the label's checksum no longer matches.
+cp --sparse=always "$work/gpt.img" "$work/badlabel.img"
+first=$(sgdisk -i 2 "$work/badlabel.img" | sed -n 's/^First sector: \([0-9]*\).*/\1/p')
+[ -n "$first" ] || setup_fail "no OpenBSD partition in gpt.img"
+off=$(((first + 1) * 512 + 64))
+byte=$(od -An -tu1 -j "$off" -N1 "$work/badlabel.img" | tr -d ' ')
+printf "\\x$(printf %02x $((byte ^ 1)))" |
+	dd of="$work/badlabel.img" bs=1 seek="$off" conv=notrunc status=none
 # The same fallback handed over as Multiboot2: the kernel must notice.
-cp --sparse=always "$work/nokit.img" "$work/mb2.img"
+cp --sparse=always "$image" "$work/mb2.img"
+"$mkimage" remove "$work/mb2.img" '\RELINK\KERNEL.KIT' >/dev/null ||
+	setup_fail "cannot remove the kit"
 sed 's/^protocol = .*/protocol = multiboot2/' test/obsd/relink.cfg >"$work/mb2.cfg"
 "$mkimage" put "$work/mb2.img" '\EFI\BOOT\RELINK.CFG' "$work/mb2.cfg" >/dev/null ||
-	{ echo "not ok obsd-setup: cannot replace the config"; exit 0; }
+	setup_fail "cannot replace the config"
 
 run() { # name firmware image
 	"$boot" -f "$2" --rng --copy -t "$limit" -l "$work/$1.log" "$3" \
 		>"$work/$1.result" 2>&1
 }
-run uefi-relinked uefi "$work/disk.img" &
-run bios-relinked bios "$work/disk.img" &
+run uefi-relinked uefi "$work/gpt.img" &
+run bios-relinked bios "$work/mbr.img" &
 wait
-run uefi-fallback uefi "$work/nokit.img" &
-run bios-fallback bios "$work/nokit.img" &
+run uefi-fallback uefi "$work/gpt-nokit.img" &
+run bios-fallback bios "$work/mbr-nokit.img" &
+wait
+run uefi-nolabel uefi "$work/nolabel.img" &
+run bios-badlabel bios "$work/badlabel.img" &
 wait
 run bios-fallback-mb2 bios "$work/mb2.img"
 
@@ -68,26 +109,37 @@ check() {
 
 common=('obsd: check args ok' 'obsd: check consdev ok' 'obsd: check random ok'
 	'obsd: check sections ok' 'obsd: version relinkboot test kernel'
-	'obsd: bootdev wd0a' 'obsd: PASS')
+	'obsd: PASS')
+gpt=('obsd: bootdev sd0a' "obsd: bootduid $duid_gpt")
+mbr=('obsd: bootdev wd0a' "obsd: bootduid $duid_mbr")
+none=('obsd: bootdev wd0a' 'obsd: bootduid none')
 # OVMF publishes an SMBIOS 2 entry point: EFIINFO must carry it.
-want=("${common[@]}" 'obsd: check smbios ok')
-deny='relinkboot: fallback|obsd: efiinfo none'
+want=("${common[@]}" "${gpt[@]}" 'obsd: check smbios ok')
+deny='relinkboot: fallback|obsd: efiinfo none|BOOTDUID'
 clean "$work/uefi-relinked.log" | grep -q 'obsd: check efiinfo ok' ||
 	deny='relinkboot: fallback|obsd: efiinfo none|obsd: PASS'
 check uefi-relinked
-deny='relinkboot: fallback|obsd: check efiinfo'
-want=("${common[@]}" 'obsd: efiinfo none')
+deny='relinkboot: fallback|obsd: check efiinfo|BOOTDUID'
+want=("${common[@]}" "${mbr[@]}" 'obsd: efiinfo none')
 check bios-relinked
-want=("${common[@]}" 'obsd: check smbios ok')
-deny='obsd: efiinfo none'
+want=("${common[@]}" "${gpt[@]}" 'obsd: check smbios ok')
+deny='obsd: efiinfo none|BOOTDUID'
 clean "$work/uefi-fallback.log" | grep -q '^relinkboot: fallback: .*KERNEL\.KIT' ||
 	deny='obsd: efiinfo none|obsd: PASS'
 check uefi-fallback
-want=("${common[@]}" 'obsd: efiinfo none')
-deny='obsd: check efiinfo'
+want=("${common[@]}" "${mbr[@]}" 'obsd: efiinfo none')
+deny='obsd: check efiinfo|BOOTDUID'
 clean "$work/bios-fallback.log" | grep -q '^relinkboot: fallback: .*KERNEL\.KIT' ||
 	deny='obsd: PASS'
 check bios-fallback
+want=("${common[@]}" "${none[@]}"
+	'relinkboot: boot disk: no BOOTDUID: no OpenBSD partition in the GPT')
+deny='relinkboot: fallback|obsd: efiinfo none'
+check uefi-nolabel
+want=("${common[@]}" "${none[@]}"
+	'relinkboot: boot disk: no BOOTDUID: disklabel checksum mismatch')
+deny='relinkboot: fallback|obsd: check efiinfo'
+check bios-badlabel
 # Wrong protocol: the kernel's own checks must fail it (proves they bite).
 res=$(cat "$work/bios-fallback-mb2.result")
 if grep -q 'exit=0x11' <<<"$res" &&

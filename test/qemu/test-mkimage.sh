@@ -96,3 +96,53 @@ cp --sparse=always "$w/nofb.img" "$w/nokit.img"
 "$mk" remove "$w/nokit.img" /RELINK/KERNEL.KIT >>"$w/log" 2>&1
 t install-fallback-needs-kit 'install-fallback went ahead without a kit' \
 	not "$mk" install-fallback "$w/nokit.img" "$w/fb2.elf"
+
+# --openbsd-duid: an OpenBSD partition after the ESP whose sector 1 is a
+# disklabel (magic, DUID, d_type, zero XOR checksum over 16 partitions),
+# in a GPT (type A600) or, with --table mbr, an MBR (0xa6, no GPT left).
+label_ok() { # IMG LBA DUID DTYPE
+	python3 - "$@" <<'PY'
+import struct, sys
+img, lba, duid, dtype = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+f = open(img, "rb"); f.seek(lba * 512); s = f.read(512)
+magic, typ = struct.unpack_from("<IH", s, 0)
+magic2, _, npart = struct.unpack_from("<IHH", s, 132)
+x = 0
+for i in range(0, 148 + 16 * npart, 2):
+    x ^= struct.unpack_from("<H", s, i)[0]
+sys.exit(0 if magic == magic2 == 0x82564557 and typ == dtype and npart == 16
+         and x == 0 and s[64:72].hex() == duid else 1)
+PY
+}
+obsd_lba=$((2048 + 64 * 2048))
+gpt_obsd_ok() {
+	sgdisk -i 2 "$w/obsd.img" | grep -q '824CC7A0-36A8-11E3-890A-952519AD3F61' &&
+		sgdisk -i 2 "$w/obsd.img" | grep -q "^First sector: $obsd_lba " &&
+		label_ok "$w/obsd.img" $((obsd_lba + 1)) 0123456789abcdef 4
+}
+byte() { od -An -tx1 -j "$2" -N1 "$1" | tr -d ' '; }
+mbr_obsd_ok() {
+	local i=$w/obsd-mbr.img
+	[ "$(byte "$i" $((0x1BE)))" = 80 ] && [ "$(byte "$i" $((0x1BE + 4)))" = 0c ] &&
+		[ "$(get32 "$i" $((0x1BE + 8)))" = 2048 ] &&
+		[ "$(byte "$i" $((0x1CE + 4)))" = a6 ] &&
+		[ "$(get32 "$i" $((0x1CE + 8)))" = $obsd_lba ] &&
+		[ "$(od -An -c -j512 -N8 "$i" | tr -d ' ')" != EFIPART ] &&
+		label_ok "$i" $((obsd_lba + 1)) fedcba9876543210 5 &&
+		"$mk" check "$i" &&
+		"$mk" get "$i" /RELINK/KERNEL.KIT - | cmp -s - "$w/a.kit"
+}
+get32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
+t openbsd-gpt 'no OpenBSD GPT partition with a valid label' \
+	bash -c "'$mk' create -o '$w/obsd.img' ${base[*]} --openbsd-duid 0123456789ABCDEF"
+t openbsd-gpt-layout 'OpenBSD partition or label wrong' gpt_obsd_ok
+t openbsd-gpt-check 'check rejects an image with an OpenBSD partition' "$mk" check "$w/obsd.img"
+t openbsd-mbr 'create --table mbr failed' "$mk" create -o "$w/obsd-mbr.img" "${base[@]}" \
+	--table mbr --openbsd-duid fedcba9876543210 --openbsd-dtype 5
+t openbsd-mbr-layout 'MBR entries, leftover GPT or label wrong' mbr_obsd_ok
+t openbsd-refuse-zero-duid 'a zero DUID was accepted' \
+	not "$mk" create -o "$w/x.img" "${base[@]}" --openbsd-duid 0000000000000000
+t openbsd-refuse-short-duid 'a 15-digit DUID was accepted' \
+	not "$mk" create -o "$w/x.img" "${base[@]}" --openbsd-duid 0123456789abcde
+t openbsd-refuse-table 'an unknown --table was accepted' \
+	not "$mk" create -o "$w/x.img" "${base[@]}" --table apm

@@ -18,7 +18,7 @@
 #define NSEC 4096u
 static uint8_t disk[NSEC][512];
 static uint64_t disk_sectors = NSEC; /* what reads may touch */
-static int fail_lba = -1;            /* this LBA's read fails */
+static int fail_lba = -1;	     /* this LBA's read fails */
 static unsigned reads, bad_reads;
 
 static int mem_read(void *ctx, lk_u64 lba, lk_u32 count, void *buf)
@@ -54,7 +54,9 @@ static void put64(uint8_t *p, uint64_t v)
 	put32(p + 4, (uint32_t)(v >> 32));
 }
 
-static const uint8_t duid[8] = {0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0};
+static const uint8_t duid[8] = {
+	0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0
+};
 
 static void fix_cksum(uint8_t *s)
 {
@@ -111,12 +113,12 @@ static void make_mbr_disk(uint16_t type)
 	make_label(disk[2049], duid, type);
 }
 
-static const uint8_t obsd_guid[16] = {0xa0, 0xc7, 0x4c, 0x82, 0xa8, 0x36,
-				      0xe3, 0x11, 0x89, 0x0a, 0x95, 0x25,
-				      0x19, 0xad, 0x3f, 0x61};
-static const uint8_t esp_guid[16] = {0x28, 0x73, 0x2a, 0xc1, 0x1f, 0xf8,
-				     0xd2, 0x11, 0xba, 0x4b, 0x00, 0xa0,
-				     0xc9, 0x3e, 0xc9, 0x3b};
+static const uint8_t obsd_guid[16] = { 0xa0, 0xc7, 0x4c, 0x82, 0xa8, 0x36,
+				       0xe3, 0x11, 0x89, 0x0a, 0x95, 0x25,
+				       0x19, 0xad, 0x3f, 0x61 };
+static const uint8_t esp_guid[16] = { 0x28, 0x73, 0x2a, 0xc1, 0x1f, 0xf8,
+				      0xd2, 0x11, 0xba, 0x4b, 0x00, 0xa0,
+				      0xc9, 0x3e, 0xc9, 0x3b };
 
 static void gpt_fix(void)
 {
@@ -159,7 +161,7 @@ static void make_gpt_disk(void)
 	gpt_fix();
 }
 
-static const struct lk_dl_disk dsk = {NULL, mem_read, NSEC};
+static const struct lk_dl_disk dsk = { NULL, mem_read, NSEC };
 
 /* Expects lk_dl_find to fail with a reason containing `want`. */
 static void expect_fail(const char *name, const char *want)
@@ -215,8 +217,10 @@ static void test_mbr(void)
 	mbr_entry(disk[0], 1, 0xa6, NSEC + 5, 100);
 	bad_reads = 0;
 	expect_fail("dl_mbr_past_end", "cannot read the disklabel");
-	tap_check(bad_reads == 0, "dl_mbr_past_end_no_read", "%u reads past "
-		  "the end", bad_reads);
+	tap_check(bad_reads == 0, "dl_mbr_past_end_no_read",
+		  "%u reads past "
+		  "the end",
+		  bad_reads);
 	make_mbr_disk(4);
 	mbr_entry(disk[0], 1, 0xa6, 0xffffffffu, 100);
 	expect_fail("dl_mbr_start_max", "cannot read the disklabel");
@@ -316,7 +320,7 @@ static void test_gpt(void)
  * read outside the disk or an unbounded number of reads. */
 static void test_mutations(void)
 {
-	static const unsigned secs[] = {0, 1, 2, 3, 1000, 2049};
+	static const unsigned secs[] = { 0, 1, 2, 3, 1000, 2049 };
 	unsigned bad = 0, found = 0, worst = 0;
 
 	tap_seed();
@@ -364,8 +368,8 @@ static void test_misc(void)
 	lk_obsd_bootduid(&o, duid);
 	tap_check(lk_obsd_end(&o) == LK_OK && o.len == 24 && rec[0] == 9 &&
 			  rec[4] == 20 && !memcmp(rec + 12, duid, 8),
-		  "dl_bootduid_record", "len %u type %u size %u", o.len,
-		  rec[0], rec[4]);
+		  "dl_bootduid_record", "len %u type %u size %u", o.len, rec[0],
+		  rec[4]);
 	tap_check(lk_obsd_bootdev_disk(lk_obsd_dev_type(4), 0) == 0xa0000004u &&
 			  lk_obsd_bootdev_disk(lk_obsd_dev_type(5), 1) ==
 				  0xa0010000u &&
