@@ -32,7 +32,7 @@ deps:
 deps-ok: deps
 
 test: deps-ok $(ALL) $(TESTS)
-	@test/run-tests $(TESTS)
+	@TEST_LOG_DIR=$(B)/test-logs test/run-tests $(TESTS)
 
 # Boots the demo image in QEMU, serial console here (FIRMWARE=bios: SeaBIOS).
 run: deps-ok $(ALL)
