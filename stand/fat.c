@@ -1,6 +1,7 @@
 /* Read-only FAT12/16/32 reader; see fat.h for the contract. */
 #include "fat.h"
 #include "../linkkit/linkkit.h"
+#include "../linkkit/disklabel.h"
 
 #define FAT_NO_SECTOR 0xffffffffu
 #define DIRENT 32u
@@ -51,19 +52,6 @@ static const lk_u8 esp_guid[16] = {
 	0xba, 0x4b, 0x00, 0xa0, 0xc9, 0x3e, 0xc9, 0x3b,
 };
 
-/* CRC-32 (IEEE 802.3, reflected), as the GPT uses it; bitwise because
- * the tables would cost more stage space than the few KiB it checks. */
-static lk_u32 crc32_update(lk_u32 crc, const lk_u8 *p, lk_size n)
-{
-	crc = ~crc;
-	while (n--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
-	}
-	return ~crc;
-}
-
 static int gpt_header_ok(const struct lk_host *h, lk_u8 *sec)
 {
 	lk_u32 hsize = rd32(sec + 12), want = rd32(sec + 16);
@@ -74,7 +62,7 @@ static int gpt_header_ok(const struct lk_host *h, lk_u8 *sec)
 		return 0;
 	}
 	lk_memset(sec + 16, 0, 4);
-	got = crc32_update(0, sec, hsize);
+	got = lk_dl_crc32(0, sec, hsize);
 	if (got != want) {
 		lk_log(h, LK_LOG_ERROR, "GPT: bad header (CRC %08x, expected %08x)",
 		       got, want);
@@ -116,7 +104,7 @@ static int gpt_find(const struct lk_host *h, const struct fat_dev *d,
 			return -1;
 		}
 		e = sec + (i % per) * esz;
-		crc = crc32_update(crc, e, esz);
+		crc = lk_dl_crc32(crc, e, esz);
 		if (found != 0xffffffffu || lk_memcmp(e, esp_guid, 16) != 0)
 			continue;
 		found = i;
