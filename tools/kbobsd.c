@@ -3,9 +3,12 @@
  * directory (or /usr/share/relink/kernel/NAME). The script is DIR/ld.script,
  * unchanged. The objects are locore0.o first (OpenBSD's SYSTEM_HEAD), then
  * the generated Makefile's OBJS in their order, then param.o ioconf.o
- * vers.o, as Makefile.amd64 links them; without a Makefile, every *.o in
- * DIR by name. gap.o and gapdummy.o are left out: the kit brings its own
- * gaps (the built-in policy below, sized like makegap.sh's).
+ * vers.o, as Makefile.amd64 links them, then the objects the `bsd:` rule
+ * passes to ${SYSTEM_LD} (config(8) writes `swapgeneric.o` for `root on
+ * ?`, `swapbsd.o` for a kernel configured with a fixed root); without a
+ * Makefile, every *.o in DIR by name. gap.o and gapdummy.o are left out:
+ * the kit brings its own gaps (the built-in policy below, sized like
+ * makegap.sh's).
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -94,11 +97,66 @@ static char *objs_value(char *text)
 	return NULL;
 }
 
+/*
+ * The objects after ${SYSTEM_LD} in the recipe of the `bsd:` rule: that
+ * is how config(8) names the swap/root object (swapgeneric.o, swapbsd.o,
+ * ...). Returns the count added, or -1 for an entry that is not a plain
+ * object name.
+ */
+static int system_ld_objs(const char *mk, const char *text, struct names *l)
+{
+	const char *line = text, *p, *end;
+	int in_bsd = 0, added = 0;
+
+	for (; *line; line = *end ? end + 1 : end) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		if (line[0] != '\t') {
+			/* A target line: `bsd:` or `bsd: deps` (not
+			 * `bsd.gdb:`). */
+			in_bsd = !strncmp(line, "bsd", 3) &&
+				 (line[3] == ':' ||
+				  (line[3] == ' ' &&
+				   line[3 + strspn(line + 3, " ")] == ':'));
+			continue;
+		}
+		p = line + 1 + strspn(line + 1, " \t");
+		if (!in_bsd || strncmp(p, "${SYSTEM_LD}", 12) ||
+		    (p[12] != ' ' && p[12] != '\t'))
+			continue;
+		for (p += 12; p < end;) {
+			size_t n;
+
+			p += strspn(p, " \t\r");
+			n = strcspn(p, " \t\r\n");
+			if (!n)
+				break;
+			if (n < 3 || strncmp(p + n - 2, ".o", 2) ||
+			    memchr(p, '/', n) || memchr(p, '$', n)) {
+				fprintf(stderr,
+					"linkkit: %s: `bsd:` rule: '%.*s' "
+					"after "
+					"${SYSTEM_LD} is not a plain object "
+					"name\n",
+					mk, (int)n, p);
+				return -1;
+			}
+			add_name(l, p, n);
+			added++;
+			p += n;
+		}
+		return added;
+	}
+	return 0;
+}
+
 static int from_makefile(const char *dir, const char *mk, struct names *l)
 {
 	uint8_t *text;
 	size_t len;
-	char *v, *tok, *save;
+	char *v, *tok, *save, *tail;
+	int rc;
 	FILE *f = fopen(mk, "rb");
 
 	if (!f) {
@@ -108,12 +166,15 @@ static int from_makefile(const char *dir, const char *mk, struct names *l)
 	text = kb_xcalloc(1 << 24, 1);
 	len = fread(text, 1, (1 << 24) - 1, f);
 	fclose(f);
+	tail = kb_xcalloc(len + 1, 1);
+	memcpy(tail, text, len); /* objs_value() splices `text` in place */
 	v = objs_value((char *)text);
 	if (!v || len == (1 << 24) - 1) {
 		fprintf(stderr,
 			"linkkit: %s: no OBJS= line (or larger than 16 MiB)\n",
 			mk);
 		free(text);
+		free(tail);
 		return -1;
 	}
 	for (tok = strtok_r(v, " \t\r", &save); tok;
@@ -127,6 +188,7 @@ static int from_makefile(const char *dir, const char *mk, struct names *l)
 				"object name\n",
 				mk, tok);
 			free(text);
+			free(tail);
 			return -1;
 		}
 		if (!skipped(tok))
@@ -136,8 +198,17 @@ static int from_makefile(const char *dir, const char *mk, struct names *l)
 	add_name(l, "param.o", 7);
 	add_name(l, "ioconf.o", 8);
 	add_name(l, "vers.o", 6);
+	rc = system_ld_objs(mk, tail, l);
+	if (!rc)
+		fprintf(stderr,
+			"linkkit: warning: %s: no `bsd:` rule linking "
+			"${SYSTEM_LD} OBJECT (config(8)'s swapgeneric.o): "
+			"none added\n",
+			mk);
+	rc = rc < 0 ? -1 : 0;
+	free(tail);
 	(void)dir;
-	return 0;
+	return rc;
 }
 
 static int cmp_str(const void *a, const void *b)

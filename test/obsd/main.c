@@ -12,6 +12,9 @@ void obsd_main(void)
 	cons_puts("obsd: version ");
 	cons_puts(obsd_version);
 	cons_puts(obsd_hz == 100 && obsd_devices[0][0] == 'c' ? "\n" : " (bad data)\n");
+	cons_puts("obsd: root on ");
+	cons_puts(obsd_rootdev);
+	cons_puts("\n");
 	bad |= check_args();
 	bad |= check_bootargs();
 	bad |= check_random();

@@ -18,6 +18,8 @@ extern u32 obsd_entry_esp, obsd_entry_cr0;
 extern char start[], end[], __kernel_bss_end[];
 /* vers.c, param.c, ioconf.c */
 extern const char obsd_version[];
+/* swapgeneric.c: the root device (rootdev in OpenBSD) */
+extern const char obsd_rootdev[];
 extern int obsd_hz;
 extern const char *const obsd_devices[];
 

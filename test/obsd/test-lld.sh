@@ -48,6 +48,34 @@ else
 	echo "not ok obsd-missing-locore0: $(head -1 "$T/n.log")"
 fi
 
+# The swap/root object comes from the Makefile's `bsd:` rule
+# (`${SYSTEM_LD} swapgeneric.o`; config(8) writes swapbsd.o for a fixed
+# root), never from a built-in name; without the rule it is missing and
+# the kernel does not link (main.c reads obsd_rootdev).
+if "$LK" link --seed 1 --print-layout -o "$T/sw.elf" "$KIT" 2>/dev/null |
+	grep -qx 'object swapgeneric.o'; then
+	echo "ok obsd-swapgeneric"
+else
+	echo "not ok obsd-swapgeneric: swapgeneric.o is not in the kit's layout"
+fi
+mkdir "$T/swapbsd"
+cp "$C"/* "$T/swapbsd/" && mv "$T/swapbsd/swapgeneric.o" "$T/swapbsd/swapbsd.o" &&
+	sed -i 's/^\t${SYSTEM_LD} swapgeneric.o$/\t${SYSTEM_LD} swapbsd.o/' "$T/swapbsd/Makefile"
+if "$LK" create --openbsd "$T/swapbsd" -o "$T/sb.kit" >"$T/sb.log" 2>&1 &&
+	"$LK" link --seed 1 --print-layout -o "$T/sb.elf" "$T/sb.kit" 2>/dev/null | grep -qx 'object swapbsd.o'; then
+	echo "ok obsd-swapbsd"
+else
+	echo "not ok obsd-swapbsd: $(head -1 "$T/sb.log")"
+fi
+sed -i '/^bsd:/,/^$/d' "$T/swapbsd/Makefile"
+if ! "$LK" create --openbsd "$T/swapbsd" -o "$T/nb.kit" >"$T/nb.log" 2>&1 &&
+	grep -q "swapbsd/Makefile: no \`bsd:\` rule" "$T/nb.log" &&
+	grep -q "undefined symbol 'obsd_rootdev'" "$T/nb.log" && [ ! -e "$T/nb.kit" ]; then
+	echo "ok obsd-no-bsd-rule"
+else
+	echo "not ok obsd-no-bsd-rule: $(tr '\n' ' ' <"$T/nb.log" | head -c 300)"
+fi
+
 # Scripts whose headers cannot be placed as ld.lld would: refused, one
 # line naming the segment, no kit written.
 refuse() { # name sed-expression expected-text
