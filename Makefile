@@ -20,6 +20,7 @@ include efi/rules.mk
 include stand/rules.mk
 include tools/mkimage.mk
 include test/qemu/rules.mk
+include test/corpora/rules.mk
 include test/obsd/rules.mk
 include bench/rules.mk
 include fuzz/rules.mk

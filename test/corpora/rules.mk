@@ -1,0 +1,29 @@
+# Real kernels' link directories from ../shared/corpora (never committed):
+# unpacked once into $(B)/corpora, cached by a stamp. Tests and `make bench`
+# that use a corpus depend on its stamp and skip with one line when the
+# tarball is absent (the stamp then records that: `absent`).
+CORPORA_SRC ?= $(abspath $(CURDIR)/../shared/corpora)
+OBSD_CORPUS_NAME := openbsd-7.3-amd64-GENERIC
+OBSD_CORPUS_TAR := $(CORPORA_SRC)/$(OBSD_CORPUS_NAME).tar.xz
+OBSD_CORPUS := $(B)/corpora/$(OBSD_CORPUS_NAME)
+OBSD_CORPUS_STAMP := $(B)/corpora/$(OBSD_CORPUS_NAME).stamp
+
+# The stamp's content is "ok" or "absent"; it is remade when the tarball
+# appears or changes.
+$(OBSD_CORPUS_STAMP): $(wildcard $(OBSD_CORPUS_TAR)) test/corpora/rules.mk
+	@mkdir -p $(@D)
+	@if [ -r "$(OBSD_CORPUS_TAR)" ]; then \
+	  rm -rf "$(OBSD_CORPUS)" && tar -C "$(@D)" -xJf "$(OBSD_CORPUS_TAR)" && \
+	  [ -f "$(OBSD_CORPUS)/ld.script" ] && echo ok >$@; \
+	else echo absent >$@; fi
+
+# The real GENERIC kit, made by `linkkit create --openbsd` from the corpus
+# unchanged. kit.done says "ok" (bsd.kit made) or "absent" (no corpus).
+OBSD_REAL := $(B)/obsd-real
+$(OBSD_REAL)/kit.done: $(OBSD_CORPUS_STAMP) $(B)/tools/linkkit
+	@mkdir -p $(@D)
+	@if [ "$$(cat $<)" = ok ]; then \
+	  $(B)/tools/linkkit create --openbsd $(OBSD_CORPUS) -o $(OBSD_REAL)/bsd.kit && \
+	  echo ok >$@; \
+	else rm -f $(OBSD_REAL)/bsd.kit; echo absent >$@; fi
+ALL += $(OBSD_CORPUS_STAMP) $(OBSD_REAL)/kit.done
