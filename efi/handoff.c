@@ -202,8 +202,8 @@ static int eb_build_obsd(struct eb_state *s, const struct eb_kernel *k,
 			LK_OBSD_STACK_WORDS;
 
 	b->ei.mmap_desc_ver = ver;
-	b->ei.mmap_desc_size = dsz;
-	b->ei.mmap_size = size;
+	b->ei.mmap_desc_size = (lk_u32)dsz;
+	b->ei.mmap_size = (lk_u32)size;
 	b->ei.mmap_start = (lk_u64)(lk_uptr)b->map;
 	lk_obsd_begin(&o, b->info, LK_OBSD_MAX_LIST);
 	lk_obsd_memmap(&o, b->ents, n);

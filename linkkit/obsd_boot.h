@@ -52,16 +52,22 @@ struct __attribute__((packed)) lk_obsd_consdev {
 };
 _Static_assert(sizeof(struct lk_obsd_consdev) == 32, "bios_consdev_t");
 
-/* bios_efiinfo_t */
+/* bios_efiinfo_t (7.3): the memory map's version and sizes are 32-bit,
+ * so mmap_start sits at offset 76 and system_table at 84. The real
+ * GENERIC kernel's efi_machdep.o reads flags at 0x3c, mmap_desc_ver at
+ * 0x40, mmap_desc_size 0x44, mmap_size 0x48, system_table 0x54 and
+ * config_esrt 0x5c (docs/CONVENTIONS.md, "OpenBSD boot arguments"). */
 struct __attribute__((packed)) lk_obsd_efiinfo {
 	lk_u64 config_acpi, config_smbios, fb_addr, fb_size;
 	lk_u32 fb_height, fb_width, fb_pixpsl;
 	lk_u32 fb_red_mask, fb_green_mask, fb_blue_mask, fb_reserved_mask;
 	lk_u32 flags;
-	lk_u64 mmap_desc_ver, mmap_desc_size, mmap_size, mmap_start;
-	lk_u64 system_table, config_esrt;
+	lk_u32 mmap_desc_ver, mmap_desc_size, mmap_size;
+	lk_u64 mmap_start, system_table, config_esrt;
 };
-_Static_assert(sizeof(struct lk_obsd_efiinfo) == 112, "bios_efiinfo_t");
+_Static_assert(sizeof(struct lk_obsd_efiinfo) == 100, "bios_efiinfo_t");
+_Static_assert(__builtin_offsetof(struct lk_obsd_efiinfo, system_table) == 0x54,
+	       "bios_efiinfo_t system_table");
 
 /* Builder over one caller buffer; a failed add makes later ones no-ops
  * and lk_obsd_end report it (need says how big it had to be). */

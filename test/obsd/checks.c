@@ -25,12 +25,21 @@ struct __attribute__((packed)) efiinfo {
 	u32 fb_height, fb_width, fb_pixpsl;
 	u32 fb_red_mask, fb_green_mask, fb_blue_mask, fb_reserved_mask;
 	u32 flags;
-	u64 mmap_desc_ver, mmap_desc_size, mmap_size, mmap_start;
-	u64 system_table, config_esrt;
+	u32 mmap_desc_ver, mmap_desc_size, mmap_size;
+	u64 mmap_start, system_table, config_esrt;
 };
 
-enum { A_RET, A_HOWTO, A_BOOTDEV, A_APIVER, A_END, A_EXTMEM, A_CNVMEM,
-       A_AC, A_AV };
+enum {
+	A_RET,
+	A_HOWTO,
+	A_BOOTDEV,
+	A_APIVER,
+	A_END,
+	A_EXTMEM,
+	A_CNVMEM,
+	A_AC,
+	A_AV
+};
 
 int fail(const char *what, const char *detail, u64 v)
 {
@@ -112,7 +121,8 @@ static u64 free_run(const struct memmap *m, u32 n, u64 from)
 	u32 i;
 
 	for (i = 0; i < n; i++)
-		if (m[i].type == 1 && m[i].addr <= e && m[i].addr + m[i].size > e)
+		if (m[i].type == 1 && m[i].addr <= e &&
+		    m[i].addr + m[i].size > e)
 			e = m[i].addr + m[i].size;
 	return e;
 }
@@ -146,7 +156,8 @@ static int check_memmap(const u8 *p, u32 size)
 		if (m[i].size == 0 || m[i].addr + m[i].size < m[i].addr)
 			return fail("memmap", "bad entry at", m[i].addr);
 		if (i && m[i].addr < m[i - 1].addr + m[i - 1].size)
-			return fail("memmap", "overlap or unsorted at", m[i].addr);
+			return fail("memmap", "overlap or unsorted at",
+				    m[i].addr);
 		if (m[i].type > 4)
 			return fail("memmap", "bad type", m[i].type);
 		if (m[i].type == 1)
@@ -209,8 +220,14 @@ static int check_efiinfo(const u8 *p, u32 size)
 	const struct efiinfo *e = (const void *)p;
 	const u64 *st;
 
-	if (size != sizeof(*e))
+	/* 100 bytes and the offsets below are what the real 7.3 GENERIC
+	 * kernel reads (efi_machdep.o: flags 0x3c, mmap_desc_ver 0x40, ...,
+	 * system_table 0x54), not this file's struct: a check written from
+	 * the loader's own struct shared its mistake once. */
+	if (size != 100 || sizeof(*e) != 100)
 		return fail("efiinfo", "size", size);
+	if (e->mmap_desc_ver != 1) /* efi_attach() requires version 1 */
+		return fail("efiinfo", "memory map version", e->mmap_desc_ver);
 	if (!e->system_table || e->system_table >= 0x100000000ull)
 		return fail("efiinfo", "system table", e->system_table);
 	st = (const u64 *)e->system_table;
