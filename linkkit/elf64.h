@@ -89,6 +89,8 @@ _Static_assert(sizeof(struct lk_elf64_sym) == 24, "Elf64_Sym");
 #define LK_STB_LOCAL 0
 #define LK_STB_GLOBAL 1
 #define LK_STB_WEAK 2
+#define LK_STV_INTERNAL 1
+#define LK_STV_HIDDEN 2
 
 #define LK_R_X86_64_NONE 0
 #define LK_R_X86_64_64 1

@@ -195,7 +195,9 @@ struct lk_symbol {
 	lk_u8 type;   /* STT_* */
 	lk_u8 emit;   /* 1: goes into the output .symtab */
 	lk_u32 ref;   /* chunk / outsec / merge class index, by kind */
-	lk_u32 reserved;
+	lk_u8 other;  /* STV_* visibility: hidden and internal symbols are
+			 local in the output .symtab, as ld makes them */
+	lk_u8 pad[3]; /* 0 */
 	lk_u64 value;
 	lk_u64 size;
 };

@@ -24,6 +24,24 @@ static int lk_sym_emitted(const struct lk_link *L, lk_u32 i)
 	return L->sym[i].emit && L->sym_known[i];
 }
 
+/* The definition behind symbol i: a known LK_SYM_ALT symbol's winner. */
+static const struct lk_symbol *lk_sym_def(const struct lk_link *L, lk_u32 i)
+{
+	const struct lk_symbol *y = &L->sym[i];
+
+	return y->kind == LK_SYM_ALT ? &L->sym[lk_alt_pick(L, i)] : y;
+}
+
+/* ld makes hidden and internal symbols local in an executable. */
+static lk_u8 lk_out_bind(const struct lk_link *L, lk_u32 i)
+{
+	lk_u8 vis = L->sym[i].other & 3;
+
+	if (vis == LK_STV_INTERNAL || vis == LK_STV_HIDDEN)
+		return LK_STB_LOCAL;
+	return lk_sym_def(L, i)->bind;
+}
+
 static void lk_elf_sizes(const struct lk_link *L, struct lk_elf_sizes *z)
 {
 	lk_u32 i;
@@ -35,7 +53,7 @@ static void lk_elf_sizes(const struct lk_link *L, struct lk_elf_sizes *z)
 		if (!lk_sym_emitted(L, i))
 			continue;
 		z->nsym++;
-		z->nlocal += L->sym[i].bind == LK_STB_LOCAL;
+		z->nlocal += lk_out_bind(L, i) == LK_STB_LOCAL;
 		z->strtab += lk_strlen(lk_str(L, L->sym[i].name)) + 1;
 	}
 	z->shstrtab = sizeof(lk_tail_names);
@@ -45,6 +63,16 @@ static void lk_elf_sizes(const struct lk_link *L, struct lk_elf_sizes *z)
 	z->shnum = L->nemit + 4;
 	z->shdrs = (lk_u64)z->shnum * sizeof(struct lk_elf64_shdr);
 	z->symtab = (lk_u64)z->nsym * sizeof(struct lk_elf64_sym);
+}
+
+void lk_link_tail_sizes(const struct lk_link *L, lk_u64 *strtab,
+			lk_u64 *shstrtab)
+{
+	struct lk_elf_sizes z;
+
+	lk_elf_sizes(L, &z);
+	*strtab = z.strtab;
+	*shstrtab = z.shstrtab;
 }
 
 int lk_link_elf_size(const struct lk_link *L, struct lk_elf_view *out)
@@ -77,12 +105,11 @@ static void lk_emit_sym(const struct lk_link *L, lk_u32 i,
 {
 	const struct lk_symbol *y = &L->sym[i];
 	lk_u32 o = lk_sym_outsec(L, i);
-	/* A known LK_SYM_ALT symbol has a winner: it is the definition. */
-	const struct lk_symbol *d =
-		y->kind == LK_SYM_ALT ? &L->sym[lk_alt_pick(L, i)] : y;
+	const struct lk_symbol *d = lk_sym_def(L, i);
 
 	s->st_name = lk_add_str(strtab, used, lk_str(L, y->name));
-	s->st_info = (lk_u8)((d->bind << 4) | (d->type & 0xf));
+	s->st_info = (lk_u8)((lk_out_bind(L, i) << 4) | (d->type & 0xf));
+	s->st_other = y->other & 3;
 	s->st_value = L->sym_val[i];
 	s->st_size = d->size;
 	s->st_shndx = LK_SHN_ABS;
@@ -102,7 +129,7 @@ static void lk_emit_symtab(const struct lk_link *L, struct lk_elf64_sym *st,
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < L->nsym; i++)
 			if (lk_sym_emitted(L, i) &&
-			    (L->sym[i].bind == LK_STB_LOCAL) == (pass == 0))
+			    (lk_out_bind(L, i) == LK_STB_LOCAL) == (pass == 0))
 				lk_emit_sym(L, i, &st[n++], strtab, &used);
 }
 

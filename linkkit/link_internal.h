@@ -127,6 +127,9 @@ lk_u32 lk_alt_pick(const struct lk_link *L, lk_u32 sym);
 int lk_os_in_segment(const struct lk_link *L, lk_u32 os, lk_u32 phdr);
 int lk_link_headers(struct lk_link *L);
 void lk_write_headers(const struct lk_link *L, lk_u8 *img);
+/* Bytes of the ELF view's .strtab and .shstrtab (obsd_syms.c). */
+void lk_link_tail_sizes(const struct lk_link *L, lk_u64 *strtab,
+			lk_u64 *shstrtab);
 
 /* link_merge.c */
 int lk_merge_check(struct lk_link *L);

@@ -217,6 +217,15 @@ struct lk_elf_view {
 int lk_link_elf_size(const struct lk_link *L, struct lk_elf_view *out);
 int lk_link_elf_emit(const struct lk_link *L, void *buf, lk_u64 buf_size,
 		     lk_u64 buf_addr, struct lk_elf_view *out);
+/*
+ * The symbol table as OpenBSD's boot(8) hands it over (obsd_syms.c): an
+ * ELF header, the ELF view's section headers, .symtab, .strtab and
+ * .shstrtab (each 8-aligned, sh_offset from the header, SHF_ALLOC set),
+ * for the stage to put at the image's end rounded up to 8; the kernel's
+ * `end` argument (esym) is then the end of this block. 0 without layout.
+ */
+lk_u64 lk_link_obsd_syms_size(const struct lk_link *L);
+int lk_link_obsd_syms(const struct lk_link *L, void *dst, lk_u64 size);
 /* Program headers (Elf64_Phdr) as the script's PHDRS describe them. */
 int lk_link_phdrs(const struct lk_link *L, void *buf, lk_u64 buf_size,
 		  lk_u32 *count);
@@ -240,5 +249,16 @@ int lk_elf_check(const struct lk_host *h, const void *elf, lk_u64 size,
 /* Copies PT_LOAD segments to dst (= load_lo), zeroing the bss parts. */
 int lk_elf_load(const struct lk_host *h, const void *elf, lk_u64 size,
 		void *dst);
+/*
+ * The same block from an ELF file's own tables, as boot(8) copies them:
+ * every section header; symbol and string tables (and .debug_line,
+ * .SUNW_ctf) in section order. *need gets its size; 0 when the file has
+ * no usable symbol table (no or malformed section headers, no .symtab, a
+ * table outside the file or a name outside its string table): with dst
+ * given, that is one LK_LOG_WARN line and LK_OK, the kernel boots
+ * without symbols. dst LK_NULL only sizes.
+ */
+int lk_elf_obsd_syms(const struct lk_host *h, const void *elf, lk_u64 size,
+		     const char *name, void *dst, lk_u64 cap, lk_u64 *need);
 
 #endif

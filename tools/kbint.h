@@ -49,6 +49,7 @@ struct kb_sym {
 	uint8_t bind, type, emit, kind;
 	uint8_t global, weak_def, referenced, strong_ref, script_ref, gotent;
 	uint8_t has_common, alt; /* alt: LK_SYM_ALT over alt_first.. */
+	uint8_t vis; /* most constraining STV_* of every occurrence */
 	uint32_t alt_first, alt_count;
 	int def;
 	uint32_t obj, sec; /* defining object/section (DEF_OBJ) */

@@ -328,6 +328,7 @@ static void put_symbols(struct kb *b, struct out *o)
 		v[i].type = s->type;
 		v[i].emit = s->emit && *s->name;
 		v[i].ref = s->ref == NONE ? 0 : s->ref;
+		v[i].other = s->vis;
 		v[i].value = s->value;
 		v[i].size = s->size;
 	}

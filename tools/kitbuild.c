@@ -261,8 +261,13 @@ static void define_global(struct kb *b, uint32_t oi, size_t k)
 	int weak = GELF_ST_BIND(es->st_info) == STB_WEAK;
 	uint32_t i = kb_global(b, o->symname[k], 1);
 	struct kb_sym *s = &b->syms[i];
+	uint8_t vis = GELF_ST_VISIBILITY(es->st_other);
 
 	o->ksym[k] = i;
+	/* As ld: the output visibility is the most constraining one of every
+	 * definition and reference (internal 1 < hidden 2 < protected 3). */
+	if (vis && (!s->vis || vis < s->vis))
+		s->vis = vis;
 	if (es->st_shndx == SHN_UNDEF) {
 		if (!weak)
 			s->strong_ref = 1;
@@ -319,7 +324,9 @@ static void define_local(struct kb *b, uint32_t oi, size_t k)
 	s->size = es->st_size;
 	s->def = DEF_OBJ;
 	s->sec = es->st_shndx;
-	s->emit = *s->name && (t == STT_FUNC || t == STT_OBJECT || t == STT_NOTYPE);
+	/* ld -X (OpenBSD links with it) drops the assembler's .L temporaries. */
+	s->emit = *s->name && strncmp(s->name, ".L", 2) != 0 &&
+		  (t == STT_FUNC || t == STT_OBJECT || t == STT_NOTYPE);
 }
 
 static void resolve_symbols(struct kb *b)
