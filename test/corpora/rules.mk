@@ -18,12 +18,16 @@ $(OBSD_CORPUS_STAMP): $(wildcard $(OBSD_CORPUS_TAR)) test/corpora/rules.mk
 	else echo absent >$@; fi
 
 # The real GENERIC kit, made by `linkkit create --openbsd` from the corpus
-# unchanged. kit.done says "ok" (bsd.kit made) or "absent" (no corpus).
+# unchanged, and bsd.lld, ld.lld's link of the corpus' LINK-ORDER (the
+# kernel OpenBSD would install; the boot tests' fallback). kit.done says
+# "ok" (both made) or "absent" (no corpus).
 OBSD_REAL := $(B)/obsd-real
 $(OBSD_REAL)/kit.done: $(OBSD_CORPUS_STAMP) $(B)/tools/linkkit
 	@mkdir -p $(@D)
 	@if [ "$$(cat $<)" = ok ]; then \
 	  $(B)/tools/linkkit create --openbsd $(OBSD_CORPUS) -o $(OBSD_REAL)/bsd.kit && \
+	  (cd $(OBSD_CORPUS) && ld.lld -T ld.script -X --warn-common --no-pie \
+	    -o $(abspath $(OBSD_REAL))/bsd.lld $$(cat LINK-ORDER)) && \
 	  echo ok >$@; \
 	else rm -f $(OBSD_REAL)/bsd.kit; echo absent >$@; fi
 ALL += $(OBSD_CORPUS_STAMP) $(OBSD_REAL)/kit.done

@@ -66,3 +66,13 @@ $(OBSD_D)/test-lld: test/obsd/test-lld.sh test/obsd/segcmp.py test/obsd/mkgap.py
 ALL += $(OBSD_ALLOBJ) $(OBSD_D)/kernel.kit $(OBSD_D)/fallback.elf \
   $(OBSD_D)/disk.img $(OBSD_D)/test-obsd $(OBSD_D)/test-lld
 TESTS += $(OBSD_D)/test-lld $(OBSD_D)/test-obsd
+
+# The real OpenBSD GENERIC kernel (test/corpora/rules.mk) booted under both
+# firmwares: relinked, fallback, with and without a DUID, -smp 2.
+$(OBSD_REAL)/test-real: test/obsd/test-real.sh test/qemu/boot.sh tools/mkimage.sh \
+  $(OBSD_REAL)/kit.done $(B)/efi/BOOTX64.EFI $(B)/stand/mbr.bin $(B)/stand/stage.bin
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-real.sh\n' \
+	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+ALL += $(OBSD_REAL)/test-real
+TESTS += $(OBSD_REAL)/test-real

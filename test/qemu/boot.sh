@@ -12,10 +12,14 @@
 #     --console                 serial on this terminal too (make run)
 #     --send PATTERN=KEYS       type KEYS on the serial line once PATTERN
 #                               shows in the guest's output (boot prompt)
+#     --until REGEX             stop QEMU once the serial log matches REGEX
+#                               (a kernel that waits, e.g. at `root device:`)
+#     --mem MB, --smp N         guest memory (default QEMU_MEM or 256), CPUs
 #     -- ARGS                   extra QEMU arguments
 #
 # Prints one line:  boot: exit=0x10 status=33 seconds=5 disk=unchanged log=FILE
-# (exit= is the isa-debug-exit value, "timeout", "firmware-gave-up" when
+# (exit= is the isa-debug-exit value, "reached" when --until matched (exit
+# status 0), "timeout", "firmware-gave-up" when
 # OVMF fell back to its shell or SeaBIOS found nothing to boot, or "none"
 # when QEMU ended without any of these; disk= only with --copy). The exit status is 0 when the
 # guest reported pass (0x10), 1 for fail (0x11), 124 for a timeout and 2
@@ -26,7 +30,8 @@ OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 QEMU=${QEMU:-qemu-system-x86_64}
 
-firmware=uefi log='' limit=120 rng=0 cpu='' copy=0 console=0 send=''
+firmware=uefi log='' limit=120 rng=0 cpu='' copy=0 console=0 send='' until=''
+mem=${QEMU_MEM:-256} smp=1
 extra=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -38,13 +43,16 @@ while [ $# -gt 0 ]; do
 	--copy) copy=1 ;;
 	--console) console=1 ;;
 	--send) send=$2; shift ;;
+	--until) until=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--smp) smp=$2; shift ;;
 	--) shift; extra=("${@:1:$#-1}"); set -- "${@:$#}"; break ;;
 	-*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 	shift
 done
-[ $# -eq 1 ] || { sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 image=$1
 [ -r "$image" ] || { echo "boot.sh: $image: not readable" >&2; exit 2; }
 [ -n "$log" ] || log=$image.$firmware.log
@@ -52,7 +60,7 @@ image=$1
 work=$(mktemp -d "${TMPDIR:-/tmp}/relinkboot-qemu.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-args=(-accel tcg -machine q35 -m "${QEMU_MEM:-256}" -no-reboot -net none
+args=(-accel tcg -machine q35 -m "$mem" -smp "$smp" -no-reboot -net none
       -device isa-debug-exit,iobase=0xf4,iosize=0x04)
 [ -z "$cpu" ] || args+=(-cpu "$cpu")
 [ "$rng" = 0 ] || args+=(-device virtio-rng-pci)
@@ -105,6 +113,11 @@ else
 			kill "$pid" 2>/dev/null
 			break
 		fi
+		if [ -n "$until" ] && grep -aEq -- "$until" "$log"; then
+			stopped=2
+			kill "$pid" 2>/dev/null
+			break
+		fi
 		sleep 0.5
 	done
 	wait "$pid"
@@ -114,6 +127,8 @@ secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 
 if [ "$stopped" = 1 ]; then
 	code=firmware-gave-up rc=2
+elif [ "$stopped" = 2 ]; then
+	code=reached rc=0
 else case $status in
 124 | 137) code=timeout; rc=124 ;;
 *)

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Boots the real OpenBSD 7.3 GENERIC kernel (../shared/corpora, unpacked by
+# test/corpora/rules.mk) under OVMF and SeaBIOS: relinked from its kit
+# (`linkkit create --openbsd` of the link directory, unchanged) and through
+# the fallback (ld.lld's link of the corpus' LINK-ORDER, as OpenBSD itself
+# would install /bsd), each on a disk without an OpenBSD partition and on
+# one whose disklabel carries a fresh random DUID, plus -smp 2 boots.
+#
+# The real kernel is the judge: without a root disk it must reach its
+# `root device:` prompt; with the labelled disk it must find its root by
+# the DUID the stage passed (`root on sd0a (DUID.a)`, printed by setroot()
+# just before it tries to mount that partition, which holds no file
+# system: QEMU is stopped at that line). Every boot: no panic, no
+# uvm_fault, no `relinkboot: fallback` line unless the kit was removed,
+# the disk image unchanged, the symbol table in use (`[ using N bytes of
+# bsd ELF symbol table ]`), and under OVMF efi0 (the EFI system table
+# from EFIINFO) and efifb0 (the framebuffer) attached.
+set -uo pipefail
+
+B=${B:-build}
+R=$B/obsd-real
+boot=test/qemu/boot.sh
+mkimage=tools/mkimage.sh
+limit=${BOOT_TIMEOUT:-240}
+names=(uefi-relinked bios-relinked uefi-fallback bios-fallback
+       uefi-duid bios-duid uefi-fallback-duid bios-fallback-duid
+       uefi-smp2 bios-smp2)
+
+if [ "$(cat "$R/kit.done" 2>/dev/null)" != ok ]; then
+	for n in "${names[@]}"; do
+		echo "skip obsd-real-$n: no OpenBSD corpus (../shared/corpora)"
+	done
+	exit 0
+fi
+setup_fail() { echo "not ok obsd-real-setup: $*"; exit 0; }
+
+new_duid() {
+	local d=0000000000000000
+	while [ "$d" = 0000000000000000 ]; do
+		d=$(od -An -tx1 -N8 /dev/urandom | tr -d ' \n')
+	done
+	echo "$d"
+}
+
+image() { # out [mkimage options]
+	local out=$1
+	shift
+	"$mkimage" create -o "$out" --efi "$B/efi/BOOTX64.EFI" \
+		--kit "$R/bsd.kit" --fallback "$R/bsd.lld" \
+		--cfg test/obsd/relink.cfg --mbr "$B/stand/mbr.bin" \
+		--stage "$B/stand/stage.bin" "$@" >/dev/null ||
+		setup_fail "cannot make $out"
+}
+# REAL_RECHECK=DIR judges the logs of an earlier run (kept on failure)
+# again without booting: for working on the checks.
+if [ -n "${REAL_RECHECK:-}" ]; then
+	work=$REAL_RECHECK
+	read -r duid_gpt duid_mbr <"$work/duids" || exit 1
+else
+	work=$(mktemp -d "$R/run.XXXXXX") || exit 1
+	duid_gpt=$(new_duid)
+	duid_mbr=$(new_duid)
+	echo "$duid_gpt $duid_mbr" >"$work/duids"
+fi
+if [ -z "${REAL_RECHECK:-}" ]; then
+	image "$work/plain.img"
+	image "$work/gpt.img" --table gpt --openbsd-duid "$duid_gpt" --openbsd-dtype 4
+	image "$work/mbr.img" --table mbr --openbsd-duid "$duid_mbr" --openbsd-dtype 5
+	for t in plain gpt mbr; do
+		cp --sparse=always "$work/$t.img" "$work/$t-nokit.img"
+		"$mkimage" remove "$work/$t-nokit.img" '\RELINK\KERNEL.KIT' >/dev/null ||
+			setup_fail "cannot remove the kit"
+	done
+
+	stop='root device:|root on [a-z]+[0-9]+[a-p] \([0-9a-f]{16}\.[a-p]\)|panic:|uvm_fault|ddb\{?[0-9]*\}?>|relinkboot: fallback failed'
+	run() { # name firmware image [boot.sh options]
+		local name=$1 fw=$2 img=$3
+		shift 3
+		"$boot" -f "$fw" --rng --copy --cpu max --mem 1024 -t "$limit" \
+			--until "$stop" -l "$work/$name.log" "$@" "$img" \
+			>"$work/$name.result" 2>&1
+	}
+	run uefi-relinked uefi "$work/plain.img" &
+	run bios-relinked bios "$work/plain.img" &
+	wait
+	run uefi-fallback uefi "$work/plain-nokit.img" &
+	run bios-fallback bios "$work/plain-nokit.img" &
+	wait
+	run uefi-duid uefi "$work/gpt.img" &
+	run bios-duid bios "$work/mbr.img" &
+	wait
+	run uefi-fallback-duid uefi "$work/gpt-nokit.img" &
+	run bios-fallback-duid bios "$work/mbr-nokit.img" &
+	wait
+	run uefi-smp2 uefi "$work/plain.img" --smp 2 &
+	run bios-smp2 bios "$work/plain.img" --smp 2 &
+	wait
+fi
+
+clean() { sed -e 's/\x1b\[[0-9;=?]*[A-Za-z]//g' -e 's/\r//g' "$1"; }
+
+failed=0
+# check NAME FW KIND END: KIND relinked|fallback; END is the regex of the
+# last line wanted (the prompt, or setroot's `root on` line).
+check() {
+	local name=$1 fw=$2 kind=$3 end=$4 log=$work/$1.log res line
+	res=$(cat "$work/$name.result")
+	echo "# obsd-real-$name: $res"
+	if ! grep -q 'exit=reached' <<<"$res" || ! grep -q 'disk=unchanged' <<<"$res"; then
+		failed=1
+		echo "not ok obsd-real-$name: $(head -1 "$work/$name.result") $(clean "$log" | tail -n 1)"
+		return
+	fi
+	# Judge the log up to the wanted last line: after `root on sd0a`
+	# the kernel goes on to mount it and panics (no file system there)
+	# before QEMU is stopped.
+	n=$(clean "$log" | grep -n -m1 -E -- "$end" | cut -d: -f1)
+	if [ -z "$n" ]; then
+		failed=1; echo "not ok obsd-real-$name: stopped at '$(clean "$log" | tail -n 1)', not /$end/"
+		return
+	fi
+	clean "$log" | head -n "$n" >"$work/$name.judged"
+	log=$work/$name.judged
+	line=$(grep -m1 -E -- 'panic|uvm_fault|ddb\{?[0-9]*\}?>|fallback failed' "$log" || true)
+	if [ -n "$line" ]; then
+		failed=1; echo "not ok obsd-real-$name: $line"
+		return
+	fi
+	want=('^\[ using [0-9]+ bytes of bsd ELF symbol table \]$' "${extra[@]}")
+	[ "$fw" = uefi ] && want+=('^efi0 at bios0: UEFI [0-9.]+$' '^efifb0 at mainbus0: [0-9]+x[0-9]+, 32bpp$')
+	if [ "$kind" = fallback ]; then
+		want+=('^relinkboot: fallback: .*KERNEL\.KIT')
+	elif line=$(clean "$log" | grep -m1 'relinkboot: fallback'); then
+		failed=1; echo "not ok obsd-real-$name: $line"
+		return
+	fi
+	for line in "${want[@]}"; do
+		if ! clean "$log" | grep -qE -- "$line"; then
+			failed=1; echo "not ok obsd-real-$name: no line /$line/"
+			return
+		fi
+	done
+	echo "ok obsd-real-$name"
+}
+
+prompt='root device: ?$'
+extra=()
+check uefi-relinked uefi relinked "$prompt"
+check bios-relinked bios relinked "$prompt"
+check uefi-fallback uefi fallback "$prompt"
+check bios-fallback bios fallback "$prompt"
+check uefi-duid uefi relinked "^root on sd0a \($duid_gpt\.a\)"
+check bios-duid bios relinked "^root on sd0a \($duid_mbr\.a\)"
+check uefi-fallback-duid uefi fallback "^root on sd0a \($duid_gpt\.a\)"
+check bios-fallback-duid bios fallback "^root on sd0a \($duid_mbr\.a\)"
+# The corpus is GENERIC, not GENERIC.MP: the kernel finds the second CPU
+# in the MADT and, being uniprocessor, does not attach it.
+extra=('^cpu at mainbus0: not configured$')
+check uefi-smp2 uefi relinked "$prompt"
+check bios-smp2 bios relinked "$prompt"
+find "$R" -maxdepth 1 -name 'run.*' -mmin +60 -exec rm -rf {} + 2>/dev/null
+[ "$failed" = 1 ] && echo "# logs kept in $work" || rm -rf "$work"
+exit 0
