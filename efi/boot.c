@@ -211,13 +211,16 @@ static int eb_relink_link(struct eb_state *s, struct eb_relink *r,
 	eb_phase(s, r, "layout");
 	if (s->cfg.verbose >= 2)
 		lk_link_dump_layout(r->L, LK_LOG_DEBUG);
-	dst = eb_place_kernel(s, info.load_lo, info.load_hi);
-	if (!dst || lk_link_write(r->L, dst, r->rng))
+	/* An OpenBSD kernel's symbol table follows its image, as boot(8)
+	 * puts it: part of the range the kernel is given. */
+	dst = eb_place_kernel(s, info.load_lo, lk_link_obsd_end(r->L));
+	if (!dst || lk_link_write(r->L, dst, r->rng) ||
+	    lk_link_obsd_place(r->L, dst))
 		return -1;
 	eb_phase(s, r, "write");
 	k->entry = info.entry_lma;
 	k->load_lo = info.load_lo;
-	k->load_hi = info.load_hi;
+	k->load_hi = lk_link_obsd_end(r->L);
 	k->protocol = info.protocol;
 	k->loader_name = "relinkboot relinked";
 	return eb_relink_elf_view(s, r, k);
@@ -379,16 +382,18 @@ static void eb_try_fallback(struct eb_state *s)
 		return;
 	if (lk_elf_check(&s->host, elf, size, s->cfg.fallback, &img))
 		return;
-	dst = eb_place_kernel(s, img.load_lo, img.load_hi);
+	k.protocol = img.protocol ? img.protocol : s->cfg.protocol;
+	k.load_hi = lk_elf_obsd_end(elf, size, &img, k.protocol);
+	dst = eb_place_kernel(s, img.load_lo, k.load_hi);
 	if (!dst || lk_elf_load(&s->host, elf, size, dst) ||
-	    eb_fallback_randomize(s, elf, size, dst, &img))
+	    eb_fallback_randomize(s, elf, size, dst, &img) ||
+	    lk_elf_obsd_place(&s->host, elf, size, s->cfg.fallback, &img,
+			      k.protocol, dst))
 		return;
 	if (eb_fallback_elf_view(s, elf, size, &k))
 		return;
 	k.entry = img.entry_lma;
 	k.load_lo = img.load_lo;
-	k.load_hi = img.load_hi;
-	k.protocol = img.protocol ? img.protocol : s->cfg.protocol;
 	k.loader_name = "relinkboot fallback";
 	eb_handoff(s, &k, LK_NULL, LK_NULL);
 }

@@ -261,4 +261,19 @@ int lk_elf_load(const struct lk_host *h, const void *elf, lk_u64 size,
 int lk_elf_obsd_syms(const struct lk_host *h, const void *elf, lk_u64 size,
 		     const char *name, void *dst, lk_u64 cap, lk_u64 *need);
 
+/*
+ * For the stages. A `protocol openbsd` kernel's range is its image, then
+ * (at the image's end rounded up to 8) the symbol block: *_end give the
+ * end of that range (load_hi for other protocols or without symbols) and
+ * the kernel's `end` argument; *_place write the block, `image` being
+ * where load_lo is (a fallback without symbols: one warning line).
+ */
+lk_u64 lk_link_obsd_end(const struct lk_link *L);
+int lk_link_obsd_place(const struct lk_link *L, void *image);
+lk_u64 lk_elf_obsd_end(const void *elf, lk_u64 size,
+		       const struct lk_elf_image *img, lk_u32 protocol);
+int lk_elf_obsd_place(const struct lk_host *h, const void *elf, lk_u64 size,
+		      const char *name, const struct lk_elf_image *img,
+		      lk_u32 protocol, void *image);
+
 #endif

@@ -162,7 +162,9 @@ static int lk_fsymtab_ok(struct lk_fsyms *f, const struct lk_elf64_shdr *s)
 	lk_u64 k;
 	lk_u32 name;
 
-	if (s->sh_size % LK_SYMENT || s->sh_link >= f->e.e_shnum) {
+	/* 32-bit remainder: the i386 stage has no 64-bit division. */
+	if (s->sh_size > LK_MAX_SIZE || (lk_u32)s->sh_size % LK_SYMENT ||
+	    s->sh_link >= f->e.e_shnum) {
 		f->why = "malformed .symtab header";
 		return 0;
 	}
@@ -266,4 +268,58 @@ int lk_elf_obsd_syms(const struct lk_host *h, const void *elf, lk_u64 size,
 	lk_memset(dst, 0, (lk_size)*need);
 	lk_fsyms_write(&f, dst);
 	return LK_OK;
+}
+
+/* ---- for the stages: the kernel's range grows by the block ---- */
+
+lk_u64 lk_link_obsd_end(const struct lk_link *L)
+{
+	if (!L->laid_out || L->hdr->protocol != LK_PROTO_OPENBSD)
+		return L->load_hi;
+	return lk_up8(L->load_hi) + lk_link_obsd_syms_size(L);
+}
+
+int lk_link_obsd_place(const struct lk_link *L, void *image)
+{
+	lk_u8 *p = image;
+	lk_u64 at = lk_up8(L->load_hi);
+
+	if (!L->laid_out || L->hdr->protocol != LK_PROTO_OPENBSD)
+		return LK_OK;
+	lk_memset(p + (L->load_hi - L->load_lo), 0,
+		  (lk_size)(at - L->load_hi));
+	return lk_link_obsd_syms(L, p + (at - L->load_lo),
+				 lk_link_obsd_end(L) - at);
+}
+
+lk_u64 lk_elf_obsd_end(const void *elf, lk_u64 size,
+		       const struct lk_elf_image *img, lk_u32 protocol)
+{
+	struct lk_fsyms f;
+	lk_u64 n;
+
+	if (protocol != LK_PROTO_OPENBSD)
+		return img->load_hi;
+	lk_memset(&f, 0, sizeof(f));
+	f.elf = elf;
+	f.size = size;
+	n = lk_fsyms_size(&f);
+	return n ? lk_up8(img->load_hi) + n : img->load_hi;
+}
+
+int lk_elf_obsd_place(const struct lk_host *h, const void *elf, lk_u64 size,
+		      const char *name, const struct lk_elf_image *img,
+		      lk_u32 protocol, void *image)
+{
+	lk_u8 *p = image;
+	lk_u64 at = lk_up8(img->load_hi), need;
+
+	if (protocol != LK_PROTO_OPENBSD)
+		return LK_OK;
+	if (lk_elf_obsd_end(elf, size, img, protocol) > img->load_hi)
+		lk_memset(p + (img->load_hi - img->load_lo), 0,
+			  (lk_size)(at - img->load_hi));
+	return lk_elf_obsd_syms(h, elf, size, name, p + (at - img->load_lo),
+				lk_elf_obsd_end(elf, size, img, protocol) - at,
+				&need);
 }

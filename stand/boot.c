@@ -165,6 +165,7 @@ static int relink_link(struct stand *s, struct relink *r, lk_u64 *t,
 		       struct handoff *ho)
 {
 	struct lk_image_info info;
+	lk_u64 hi;
 
 	if (lk_link_open(&s->host, r->payload, r->payload_size, s->cfg.kit,
 			 &r->link) ||
@@ -173,15 +174,19 @@ static int relink_link(struct stand *s, struct relink *r, lk_u64 *t,
 	lk_link_info(r->link, &info);
 	if (s->verbose >= 2)
 		lk_link_dump_layout(r->link, LK_LOG_DEBUG);
-	if (stand_check_range(s, s->cfg.kit, info.load_lo, info.load_hi))
+	/* An OpenBSD kernel's symbol table follows its image, as boot(8)
+	 * puts it: part of the range the kernel is given (and wiped). */
+	hi = lk_link_obsd_end(r->link);
+	if (stand_check_range(s, s->cfg.kit, info.load_lo, hi))
 		return -1;
 	r->image_lo = info.load_lo;
-	r->image_hi = info.load_hi;
-	if (lk_link_write(r->link, (void *)(lk_uptr)info.load_lo, &s->rng))
+	r->image_hi = hi;
+	if (lk_link_write(r->link, (void *)(lk_uptr)info.load_lo, &s->rng) ||
+	    lk_link_obsd_place(r->link, (void *)(lk_uptr)info.load_lo))
 		return -1;
 	phase(s, "link", t);
 	ho->load_lo = info.load_lo;
-	ho->load_hi = info.load_hi;
+	ho->load_hi = hi;
 	ho->entry = info.entry_lma;
 	ho->protocol = info.protocol;
 	ho->loader = "relinkboot relinked";
@@ -249,10 +254,16 @@ static void boot_fallback(struct stand *s)
 	elf = stand_read_file(s, name, &size);
 	if (elf && s->have_key && fallback_check_sig(s, name, elf, size))
 		stand_halt("refusing the unverified fallback kernel");
-	if (!elf || lk_elf_check(&s->host, elf, size, name, &img) ||
-	    stand_check_range(s, name, img.load_lo, img.load_hi) ||
+	if (!elf || lk_elf_check(&s->host, elf, size, name, &img))
+		stand_halt("cannot boot the fallback kernel");
+	/* The ELF's own note wins; the config covers kernels without one. */
+	ho.protocol = img.protocol ? img.protocol : s->cfg.protocol;
+	ho.load_hi = lk_elf_obsd_end(elf, size, &img, ho.protocol);
+	if (stand_check_range(s, name, img.load_lo, ho.load_hi) ||
 	    lk_elf_load(&s->host, elf, size, (void *)(lk_uptr)img.load_lo) ||
-	    stand_fill_random(s, name, elf, size, img.load_lo, img.load_hi))
+	    stand_fill_random(s, name, elf, size, img.load_lo, img.load_hi) ||
+	    lk_elf_obsd_place(&s->host, elf, size, name, &img, ho.protocol,
+			      (void *)(lk_uptr)img.load_lo))
 		stand_halt("cannot boot the fallback kernel");
 	ho.shdrs = LK_NULL;
 	lk_mb2_elf_view_from_file(elf, size, LK_NULL, 0, 0, &ho.shnum,
@@ -267,10 +278,7 @@ static void boot_fallback(struct stand *s)
 	 * jump (the view and the image are copies). */
 	stand_free_file(s, elf, size);
 	ho.load_lo = img.load_lo;
-	ho.load_hi = img.load_hi;
 	ho.entry = img.entry_lma;
-	/* The ELF's own note wins; the config covers kernels without one. */
-	ho.protocol = img.protocol ? img.protocol : s->cfg.protocol;
 	ho.loader = "relinkboot fallback";
 	stand_boot(s, &ho);
 	stand_halt("cannot boot the fallback kernel");
