@@ -69,6 +69,11 @@ int kb_obsd_inputs(const char *dir, struct kb_options *o);
 void kb_obsd_free(struct kb_options *o);
 const char *kb_obsd_default_policy(void);
 
+/* ---- kbtar.c: `create --openbsd kernel.tgz[:NAME]` ---- */
+int kb_is_tarball(const char *path);
+int kb_tarball_extract(const char *arg, char **dir);
+void kb_tarball_cleanup(char *dir);
+
 /* ---- kitwrite.c ---- */
 /* Compresses the payload (zlib level 9) and wraps it in the kit header. */
 int kb_wrap_kit(const uint8_t *payload, size_t size, uint8_t **kit,

@@ -30,6 +30,7 @@ int lkc_create(int argc, char **argv)
 {
 	struct kb_options o = { 0 };
 	const char *out = NULL, *key = NULL, *obsd = NULL;
+	char *tardir = NULL;
 	uint8_t *payload = NULL, *kit = NULL;
 	size_t psize, ksize;
 	int rc = 1;
@@ -64,11 +65,13 @@ int lkc_create(int argc, char **argv)
 		o.objs = NULL;
 		if (!o.policy_path)
 			o.policy_text = kb_obsd_default_policy();
-		if (kb_obsd_inputs(obsd, &o))
+		if (kb_is_tarball(obsd) && kb_tarball_extract(obsd, &tardir))
+			goto out;
+		if (kb_obsd_inputs(tardir ? tardir : obsd, &o))
 			goto out;
 	} else if (!out || !o.script_path || !o.policy_path || !o.nobjs || obsd) {
 		fprintf(stderr, "linkkit: create: needs -o OUT, -T SCRIPT, -P POLICY and objects,\n"
-				"  or -o OUT --openbsd DIR [-P POLICY]\n");
+				"  or -o OUT --openbsd DIR|KERNEL.TGZ[:NAME] [-P POLICY]\n");
 		goto out;
 	}
 	if (kb_build_payload(&o, &payload, &psize))
@@ -86,6 +89,7 @@ out:
 		kb_obsd_free(&o);
 	else
 		free(o.objs);
+	kb_tarball_cleanup(tardir);
 	free(payload);
 	free(kit);
 	return rc;

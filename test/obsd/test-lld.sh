@@ -76,6 +76,37 @@ else
 	echo "not ok obsd-no-bsd-rule: $(tr '\n' ' ' <"$T/nb.log" | head -c 300)"
 fi
 
+# OpenBSD ships the link directories as /usr/share/relink/kernel.tgz, one
+# directory per kernel: `--openbsd kernel.tgz:NAME` (or a one-kernel
+# archive without NAME) must give the kit the directory gives.
+mkdir -p "$T/tgz/GENERIC" "$T/tgz/GENERIC.MP"
+cp "$C"/* "$T/tgz/GENERIC/" && cp "$C"/* "$T/tgz/GENERIC.MP/" &&
+	(cd "$T/tgz" && tar czf ../kernel.tgz GENERIC GENERIC.MP && tar czf ../one.tgz GENERIC.MP &&
+		echo x >../evil.o && tar czf ../evil.tgz GENERIC.MP ../evil.o 2>/dev/null)
+head -c "$(($(stat -c %s "$T/kernel.tgz") / 2))" "$T/kernel.tgz" >"$T/short.tgz"
+"$LK" create --openbsd "$C" -P test/obsd/policy -o "$T/dir.kit" >/dev/null 2>&1
+tgz() { # name arg expected-error (empty: must equal $KIT)
+	if [ -z "$3" ] && "$LK" create --openbsd "$2" -P test/obsd/policy -o "$T/t.kit" >"$T/t.log" 2>&1 &&
+		cmp -s "$T/t.kit" "$T/dir.kit"; then
+		echo "ok $1"
+	elif [ -n "$3" ] && ! "$LK" create --openbsd "$2" -o "$T/t.kit" >"$T/t.log" 2>&1 &&
+		grep -q "$3" "$T/t.log"; then
+		echo "ok $1"
+	else
+		echo "not ok $1: $(head -1 "$T/t.log")"
+	fi
+	rm -f "$T/t.kit"
+}
+tgz obsd-tgz-named "$T/kernel.tgz:GENERIC.MP" ''
+tgz obsd-tgz-one "$T/one.tgz" ''
+tgz obsd-tgz-dotdot "$T/evil.tgz:GENERIC.MP" ''
+tgz obsd-tgz-several "$T/kernel.tgz" 'kernel.tgz: holds several kernels: name one, as in .*kernel.tgz:GENERIC.MP'
+tgz obsd-tgz-missing "$T/kernel.tgz:GENERIC.SP" 'kernel.tgz: no files under GENERIC.SP in the archive'
+tgz obsd-tgz-short "$T/short.tgz:GENERIC" 'short.tgz: .*truncated'
+if ls /tmp/linkkit-openbsd.* >/dev/null 2>&1; then
+	echo "# note: /tmp/linkkit-openbsd.* exist (another run in progress?)"
+fi
+
 # Scripts whose headers cannot be placed as ld.lld would: refused, one
 # line naming the segment, no kit written.
 refuse() { # name sed-expression expected-text
