@@ -1,8 +1,6 @@
 /* Entry in long mode (locore0.S): run every check, report, exit QEMU. */
 #include "obsd.h"
 
-void obsd_main(void);
-
 void obsd_main(void)
 {
 	int bad = 0;
@@ -19,6 +17,7 @@ void obsd_main(void)
 	bad |= check_bootargs();
 	bad |= check_random();
 	bad |= check_sections();
+	bad |= check_symbols();
 	cons_puts(bad ? "obsd: FAIL\n" : "obsd: PASS\n");
 	cons_exit(!bad);
 }

@@ -34,6 +34,9 @@ __attribute__((noreturn)) void cons_exit(int pass);
 int fail(const char *what, const char *detail, u64 v);
 int check_args(void);
 int check_bootargs(void);
+/* syms.c: the ELF symbol table after the image, as the kernel finds it */
+int check_symbols(void);
+void obsd_main(void);
 /* sects.c */
 int check_sections(void);
 /* rand.c */

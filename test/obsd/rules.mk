@@ -3,7 +3,7 @@
 # a config(8)-shaped Makefile, ld.script, plus a gap.o that must be left
 # out), its kit made by `linkkit create --openbsd`, a disk image, the boot
 # test under OVMF and SeaBIOS, and the differential test against ld.lld.
-OBSD_OBJ_NAMES := main cons checks rand sects
+OBSD_OBJ_NAMES := main cons checks rand sects syms
 OBSD_EXTRA := param ioconf vers swapgeneric
 OBSD_D := $(B)/obsd
 OBSD_C := $(OBSD_D)/compile
@@ -38,7 +38,7 @@ $(OBSD_C)/ld.script: test/obsd/ld.script
 # locore0.o and gap.o are SYSTEM_HEAD, not in OBJS.
 $(OBSD_C)/Makefile: test/obsd/rules.mk
 	@mkdir -p $(@D)
-	printf '# Generated for the relinkboot test kernel, shaped like config(8)s.\n\nOBJS=\tmain.o cons.o \\\n\tchecks.o rand.o \\\n\tsects.o\n\nSYSTEM_HEAD=\tlocore0.o gap.o\n\nall: bsd\n\nbsd: $${SYSTEM_DEP} swapgeneric.o vers.o\n\t$${SYSTEM_LD_HEAD}\n\t$${SYSTEM_LD} swapgeneric.o\n\t$${SYSTEM_LD_TAIL}\n\nbsd.gdb: swapbsd.o\n\t$${SYSTEM_LD} swapbsd.o\n' >$@
+	printf '# Generated for the relinkboot test kernel, shaped like config(8)s.\n\nOBJS=\tmain.o cons.o \\\n\tchecks.o rand.o \\\n\tsects.o syms.o\n\nSYSTEM_HEAD=\tlocore0.o gap.o\n\nall: bsd\n\nbsd: $${SYSTEM_DEP} swapgeneric.o vers.o\n\t$${SYSTEM_LD_HEAD}\n\t$${SYSTEM_LD} swapgeneric.o\n\t$${SYSTEM_LD_TAIL}\n\nbsd.gdb: swapbsd.o\n\t$${SYSTEM_LD} swapbsd.o\n' >$@
 
 $(OBSD_D)/kernel.kit: $(B)/tools/linkkit $(OBSD_ALLOBJ) $(OBSD_C)/ld.script $(OBSD_C)/Makefile
 	$(B)/tools/linkkit create --openbsd $(OBSD_C) -o $@

@@ -16,7 +16,7 @@ boot=test/qemu/boot.sh
 mkimage=tools/mkimage.sh
 limit=${BOOT_TIMEOUT:-90}
 names=(uefi-relinked bios-relinked uefi-fallback bios-fallback
-       uefi-nolabel bios-badlabel bios-fallback-mb2)
+       uefi-nolabel bios-badlabel bios-fallback-mb2 uefi-fallback-nosyms)
 
 if [ ! -e "$image" ]; then
 	for n in "${names[@]}"; do echo "skip obsd-$n: $image missing"; done
@@ -67,6 +67,13 @@ sed 's/^protocol = .*/protocol = multiboot2/' test/obsd/relink.cfg >"$work/mb2.c
 "$mkimage" put "$work/mb2.img" '\EFI\BOOT\RELINK.CFG' "$work/mb2.cfg" >/dev/null ||
 	setup_fail "cannot replace the config"
 
+# A fallback without .symtab: one warning line, and the kernel, finding
+# no symbol table after its image, must fail (proves check_symbols bites).
+cp --sparse=always "$work/gpt-nokit.img" "$work/nosyms.img"
+objcopy --strip-all "$B/obsd/fallback.elf" "$work/nosyms.elf" &&
+	"$mkimage" put "$work/nosyms.img" '\RELINK\FALLBACK.ELF' "$work/nosyms.elf" \
+		>/dev/null || setup_fail "cannot replace the fallback"
+
 run() { # name firmware image
 	"$boot" -f "$2" --rng --copy -t "$limit" -l "$work/$1.log" "$3" \
 		>"$work/$1.result" 2>&1
@@ -80,7 +87,9 @@ wait
 run uefi-nolabel uefi "$work/nolabel.img" &
 run bios-badlabel bios "$work/badlabel.img" &
 wait
-run bios-fallback-mb2 bios "$work/mb2.img"
+run bios-fallback-mb2 bios "$work/mb2.img" &
+run uefi-fallback-nosyms uefi "$work/nosyms.img" &
+wait
 
 clean() { sed -e 's/\x1b\[[0-9;=?]*[A-Za-z]//g' -e 's/\r//g' "$1"; }
 
@@ -108,7 +117,7 @@ check() {
 }
 
 common=('obsd: check args ok' 'obsd: check consdev ok' 'obsd: check random ok'
-	'obsd: check sections ok' 'obsd: version relinkboot test kernel'
+	'obsd: check sections ok' 'obsd: check symbols ok' 'obsd: version relinkboot test kernel'
 	'obsd: PASS')
 gpt=('obsd: bootdev sd0a' "obsd: bootduid $duid_gpt")
 mbr=('obsd: bootdev wd0a' "obsd: bootduid $duid_mbr")
@@ -147,6 +156,14 @@ if grep -q 'exit=0x11' <<<"$res" &&
 	echo "ok obsd-bios-fallback-mb2"
 else
 	echo "not ok obsd-bios-fallback-mb2: kernel did not reject a Multiboot2 hand-over: $res"
+fi
+res=$(cat "$work/uefi-fallback-nosyms.result")
+if grep -q 'exit=0x11' <<<"$res" &&
+	clean "$work/uefi-fallback-nosyms.log" | grep -q '^relinkboot: warning: .*FALLBACK.ELF: no symbol table for the kernel: no .symtab$' &&
+	clean "$work/uefi-fallback-nosyms.log" | grep -q '^obsd: FAIL symbols no table: end'; then
+	echo "ok obsd-uefi-fallback-nosyms"
+else
+	echo "not ok obsd-uefi-fallback-nosyms: no warning, or the kernel did not notice: $res"
 fi
 find "$B/obsd" -maxdepth 1 -name 'run.*' -mmin +60 -exec rm -rf {} + 2>/dev/null
 exit 0
