@@ -313,6 +313,14 @@ static void relink(struct secrets *S)
 	S->entry_lma = info.entry_lma;
 	S->view_secret = info.protocol == LK_PROTO_OPENBSD;
 	S->image_len = info.load_hi - info.load_lo;
+	/* A linked OpenBSD kernel gets its symbol table right after the
+	 * image (boot(8)'s block): part of the range the kernel owns, and of
+	 * the bytes a copy of which elsewhere is a leak. A failed link never
+	 * wrote it. */
+	if (!S->fb_path) {
+		S->load_hi = lk_link_obsd_end(S->L);
+		S->image_len = S->load_hi - info.load_lo;
+	}
 	S->image = calloc(1, S->image_len + 1);
 	if (!S->image)
 		die("out of memory");
@@ -323,7 +331,8 @@ static void relink(struct secrets *S)
 			die("the kit links: it does not fail late");
 		return;
 	}
-	if (lk_link_write(S->L, S->image, &S->rng))
+	if (lk_link_write(S->L, S->image, &S->rng) ||
+	    lk_link_obsd_place(S->L, S->image))
 		die("link failed");
 	if (lk_link_elf_size(S->L, &v) || !(S->view = calloc(1, v.size)) ||
 	    lk_link_elf_emit(S->L, S->view, v.size, 0, &v))
@@ -335,7 +344,7 @@ static void relink(struct secrets *S)
 static void load_fallback(struct secrets *S)
 {
 	struct lk_elf_image img;
-	lk_u32 num, entsize, shndx;
+	lk_u32 num, entsize, shndx, proto;
 	lk_u64 used = 0;
 
 	S->fb = read_file(S->fb_path, &S->fb_len);
@@ -343,12 +352,17 @@ static void load_fallback(struct secrets *S)
 		die("%s: not a loadable ELF", S->fb_path);
 	S->link_lo = S->load_lo;
 	S->link_hi = S->load_hi;
+	/* A fallback without a Multiboot2 header is booted as OpenBSD in
+	 * these tests: its range then ends past its symbol table. */
+	proto = img.protocol ? img.protocol : LK_PROTO_OPENBSD;
 	S->load_lo = img.load_lo;
-	S->load_hi = img.load_hi;
+	S->load_hi = lk_elf_obsd_end(S->fb, S->fb_len, &img, proto);
 	S->entry_lma = img.entry_lma;
-	S->fb_image_len = img.load_hi - img.load_lo;
+	S->fb_image_len = S->load_hi - img.load_lo;
 	S->fb_image = calloc(1, S->fb_image_len + 1);
-	if (!S->fb_image || lk_elf_load(&host, S->fb, S->fb_len, S->fb_image))
+	if (!S->fb_image || lk_elf_load(&host, S->fb, S->fb_len, S->fb_image) ||
+	    lk_elf_obsd_place(&host, S->fb, S->fb_len, S->fb_path, &img, proto,
+			      S->fb_image))
 		die("%s: does not load", S->fb_path);
 	if (lk_mb2_elf_view_from_file(S->fb, S->fb_len, NULL, 0, 0, &num,
 				      &entsize, &shndx, &used) ||
