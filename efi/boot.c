@@ -37,121 +37,15 @@ static void eb_load_config(struct eb_state *s)
 	}
 	lk_config_parse(&s->host, EB_CONFIG_PATH, text, (lk_size)size, &s->cfg);
 	eb_release_all(s); /* wipes the file copy too (it may hold a seed) */
+}
+
+/* Once the config is parsed. */
+static void eb_apply_verbose(struct eb_state *s)
+{
 	if (s->cfg.verbose >= 2) {
 		s->host.log_level = LK_LOG_DEBUG;
 		eb_print(s, "INSECURE: verbose=2 prints the kernel layout");
 	}
-}
-
-/* The firmware's current memory map in pool memory (freed by the caller
- * through host.free with *cap). */
-static lk_u8 *eb_get_map(struct eb_state *s, UINTN *size, UINTN *dsz,
-			 lk_size *cap)
-{
-	EFI_BOOT_SERVICES *bs = s->st->BootServices;
-	UINTN key;
-	UINT32 ver;
-	lk_u8 *map;
-
-	*size = 0;
-	if (bs->GetMemoryMap(size, LK_NULL, &key, dsz, &ver) !=
-		    EFI_BUFFER_TOO_SMALL ||
-	    *dsz == 0)
-		return LK_NULL;
-	*size += 8 * *dsz;
-	*cap = *size;
-	map = s->host.alloc(s, *cap);
-	if (map && bs->GetMemoryMap(size, (void *)map, &key, dsz, &ver) !=
-			   EFI_SUCCESS) {
-		s->host.free(s, map, *cap);
-		return LK_NULL;
-	}
-	return map;
-}
-
-/* Boot-services memory is free once ExitBootServices returns, so a kernel
- * may go there, through a copy made by the trampoline. */
-static int eb_reusable_type(UINT32 type)
-{
-	return type == EfiConventionalMemory ||
-	       type == EfiBootServicesCode || type == EfiBootServicesData;
-}
-
-/*
- * Checks that [lo, hi) is covered by conventional or boot-services memory
- * only and reserves its conventional parts so nothing else lands there
- * before the jump. On failure writes what is in the way to `why`.
- */
-static int eb_reserve_range(struct eb_state *s, lk_u64 lo, lk_u64 hi,
-			    char *why, lk_size cap)
-{
-	UINTN size, dsz, off;
-	lk_size mcap = 0;
-	lk_u8 *map = eb_get_map(s, &size, &dsz, &mcap);
-	lk_u64 covered = 0;
-	int bad = map == LK_NULL;
-
-	for (off = 0; !bad && off + dsz <= size; off += dsz) {
-		EFI_MEMORY_DESCRIPTOR *d = (void *)(map + off);
-		lk_u64 a = d->PhysicalStart, e = a + (d->NumberOfPages << 12);
-		if (e <= lo || a >= hi)
-			continue;
-		if (!eb_reusable_type(d->Type)) {
-			lk_snprintf(why, cap, " (memory type %u at [0x%llx, 0x%llx))",
-				    d->Type, a, e);
-			bad = 1;
-			break;
-		}
-		a = a < lo ? lo : a;
-		e = e > hi ? hi : e;
-		covered += e - a;
-		if (d->Type == EfiConventionalMemory) {
-			EFI_STATUS st;
-			bad = !eb_pages_at(s, a, e - a, 0, &st);
-			if (!bad)
-				s->regions[s->nregions - 1].kernel = 1;
-		}
-	}
-	if (!bad && covered != hi - lo) {
-		lk_snprintf(why, cap, " (not all of it is RAM)");
-		bad = 1;
-	}
-	if (map)
-		s->host.free(s, map, mcap);
-	return bad ? -1 : 0;
-}
-
-/*
- * Pages for [lo, hi) at exactly that physical address; if the firmware
- * still uses part of it, a staging buffer that the trampoline copies into
- * place after ExitBootServices.
- */
-static void *eb_place_kernel(struct eb_state *s, lk_u64 lo, lk_u64 hi)
-{
-	lk_u64 base = lo & ~4095ull, top = (hi + 4095) & ~4095ull;
-	EFI_STATUS st = EFI_INVALID_PARAMETER;
-	lk_u8 *p = LK_NULL;
-	char why[80];
-
-	why[0] = 0;
-	if (hi <= lo || hi > EB_4G) {
-		eb_fail(s, "kernel range [0x%llx, 0x%llx) is not below 4 GiB",
-			lo, hi);
-		return LK_NULL;
-	}
-	p = eb_pages_at(s, base, top - base, 0, &st);
-	if (!p && eb_reserve_range(s, base, top, why, sizeof(why)) == 0) {
-		p = eb_pages(s, top - base, EB_4G, 0);
-		s->copy_src = (lk_u64)(lk_uptr)p;
-		s->copy_dst = base;
-		s->copy_len = p ? top - base : 0;
-	}
-	if (!p) {
-		eb_fail(s, "cannot allocate the kernel at [0x%llx, 0x%llx): %s%s",
-			lo, hi, eb_status_str(st), why);
-		return LK_NULL;
-	}
-	return p + (lo - base);
 }
 
 static void eb_relink_cleanup(struct eb_state *s, void *arg)
@@ -223,6 +117,10 @@ static int eb_relink_link(struct eb_state *s, struct eb_relink *r,
 	k->load_hi = lk_link_obsd_end(r->L);
 	k->protocol = info.protocol;
 	k->loader_name = "relinkboot relinked";
+	/* locore (pinned first) carries the Multiboot2 header, so the
+	 * image's first bytes are where a loader looks for it. */
+	if (eb_settle_kernel(s, k, dst, info.load_hi - info.load_lo))
+		return -1;
 	return eb_relink_elf_view(s, r, k);
 }
 
@@ -395,6 +293,8 @@ static void eb_try_fallback(struct eb_state *s)
 	k.entry = img.entry_lma;
 	k.load_lo = img.load_lo;
 	k.loader_name = "relinkboot fallback";
+	if (eb_settle_kernel(s, &k, elf, size))
+		return;
 	eb_handoff(s, &k, LK_NULL, LK_NULL);
 }
 
@@ -422,6 +322,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	if (eb_open_root(s))
 		return EFI_LOAD_ERROR;
 	eb_load_config(s);
+	eb_apply_verbose(s);
 	s->have_key = lk_config_pubkey(&s->cfg, EB_BUILTIN_KEY, &s->key);
 	if (s->have_key < 0) {
 		eb_print(s, "error: the built-in public key is malformed");

@@ -253,6 +253,23 @@ void eb_wipe_secret_regions(struct eb_state *s)
 				(lk_size)s->regions[i].pages << 12);
 }
 
+void eb_pages_free(struct eb_state *s, void *p)
+{
+	UINTN i;
+
+	for (i = 0; i < s->nregions; i++) {
+		struct eb_region *r = &s->regions[i];
+		if (r->addr != (EFI_PHYSICAL_ADDRESS)(lk_uptr)p)
+			continue;
+		lk_wipe(p, (lk_size)r->pages << 12);
+		s->st->BootServices->FreePages(r->addr, r->pages);
+		for (; i + 1 < s->nregions; i++)
+			s->regions[i] = s->regions[i + 1];
+		s->nregions--;
+		return;
+	}
+}
+
 void eb_release_all(struct eb_state *s)
 {
 	UINTN i;
@@ -264,4 +281,5 @@ void eb_release_all(struct eb_state *s)
 	}
 	s->nregions = 0;
 	s->copy_src = s->copy_dst = s->copy_len = 0;
+	s->place.pending = 0;
 }

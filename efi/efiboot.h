@@ -24,6 +24,15 @@ struct eb_region {
 	int kernel; /* part of the staged kernel's destination */
 };
 
+/* Where the kernel image is being built (place.c). */
+struct eb_place {
+	lk_u64 lo, hi;	   /* its link-time physical range */
+	lk_u64 base, top;  /* the same, page-rounded */
+	lk_u8 *buf;	   /* base's bytes are written here */
+	int pending;	   /* not at base yet: eb_settle_kernel decides */
+	EFI_STATUS status; /* of the AllocateAddress at base */
+};
+
 struct eb_state {
 	EFI_HANDLE image;
 	EFI_SYSTEM_TABLE *st;
@@ -40,6 +49,7 @@ struct eb_state {
 	/* Staged kernel: the trampoline copies it into place once the
 	 * firmware has let go of that memory, then wipes the staging copy. */
 	lk_u64 copy_src, copy_dst, copy_len;
+	struct eb_place place;
 	/* Signature key (lk_config_pubkey): when set, the kit and the
 	 * fallback must be signed by it. */
 	int have_key;
@@ -68,6 +78,8 @@ lk_u64 eb_rdtsc(void);
 void *eb_pages(struct eb_state *s, lk_u64 size, lk_u64 max_addr, int wipe);
 void *eb_pages_at(struct eb_state *s, lk_u64 addr, lk_u64 size, int wipe,
 		  EFI_STATUS *st);
+/* Wipes and frees the region that starts at p (and forgets it). */
+void eb_pages_free(struct eb_state *s, void *p);
 /* Wipes and frees every recorded region. */
 void eb_release_all(struct eb_state *s);
 /* Wipes every region marked as secret (usable after ExitBootServices). */
@@ -104,6 +116,16 @@ struct eb_kernel {
  * after ExitBootServices to wipe what the caller still holds. */
 void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
 		void (*cleanup)(struct eb_state *s, void *arg), void *arg);
+
+/* place.c: pages for the kernel's link-time range [lo, hi), or a staging
+ * buffer when the firmware holds part of it (returns where lo's byte goes).
+ * Once the image is written, eb_settle_kernel decides for a staged one:
+ * copied into place at the jump, moved to free memory (relocatable
+ * Multiboot2 kernels; k's addresses then shift), or refused with the
+ * reason set. hdr: the bytes holding the Multiboot2 header (the file). */
+void *eb_place_kernel(struct eb_state *s, lk_u64 lo, lk_u64 hi);
+int eb_settle_kernel(struct eb_state *s, struct eb_kernel *k, const void *hdr,
+		     lk_u64 hdr_size);
 
 /* trampoline.S */
 extern const lk_u8 eb_tramp_start[], eb_tramp_end[];

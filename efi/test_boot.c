@@ -408,6 +408,73 @@ static void test_elf_view(void)
 	free(f);
 }
 
+/* A Multiboot2 header at off in buf: magic, arch, length, checksum, then
+ * the tags given (already 8-aligned), then the end tag. */
+static lk_u32 put_mb2_header(lk_u8 *buf, lk_u32 off, const lk_u8 *tags,
+			     lk_u32 tlen)
+{
+	lk_u32 w[4] = { 0xe85250d6u, 0, 16 + tlen + 8, 0 };
+	static const lk_u8 end[8] = { 0, 0, 0, 0, 8, 0, 0, 0 };
+
+	w[3] = 0u - (w[0] + w[1] + w[2]);
+	memcpy(buf + off, w, 16);
+	memcpy(buf + off + 16, tags, tlen);
+	memcpy(buf + off + 16 + tlen, end, 8);
+	return w[2];
+}
+
+static void test_mb2_header_reloc(void)
+{
+	static lk_u8 buf[40000];
+	/* entry tag (3, 12 bytes padded to 16), then tag 10 */
+	lk_u8 tags[40] = { 3, 0, 0, 0, 12, 0, 0, 0, 0,	0, 0, 1,
+			   0, 0, 0, 0, 10, 0, 1, 0, 24, 0, 0, 0 };
+	lk_u32 r10[4] = { 0x200000, 0x40000000, 0x200000, 0 };
+	struct lk_mb2_reloc r;
+	lk_u32 len;
+
+	memcpy(tags + 24, r10, 16);
+	memset(buf, 0, sizeof(buf));
+	len = put_mb2_header(buf, 4096, tags, 40);
+	check(lk_mb2_header_reloc(buf, sizeof(buf), &r) == 1 &&
+		      r.min_addr == 0x200000 && r.max_addr == 0x40000000 &&
+		      r.align == 0x200000 && r.preference == 0,
+	      "mb2_header_reloc_found", "tag 10 not read back");
+	check(lk_mb2_header_reloc(buf, 4096 + len - 1, &r) == 0,
+	      "mb2_header_reloc_truncated", "header past the buffer accepted");
+	tags[20] = 16; /* tag 10 of the wrong size */
+	put_mb2_header(buf, 4096, tags, 40);
+	check(lk_mb2_header_reloc(buf, sizeof(buf), &r) == 0,
+	      "mb2_header_reloc_bad_size", "16-byte tag 10 accepted");
+	tags[20] = 24;
+	r10[2] = 0x300000; /* not a power of two */
+	memcpy(tags + 24, r10, 16);
+	put_mb2_header(buf, 4096, tags, 40);
+	check(lk_mb2_header_reloc(buf, sizeof(buf), &r) == 0,
+	      "mb2_header_reloc_bad_align", "align 0x300000 accepted");
+	r10[2] = 0x1000;
+	r10[0] = 0x50000000; /* min above max */
+	memcpy(tags + 24, r10, 16);
+	put_mb2_header(buf, 4096, tags, 40);
+	check(lk_mb2_header_reloc(buf, sizeof(buf), &r) == 0,
+	      "mb2_header_reloc_min_above_max", "min > max accepted");
+	tags[4] = 200; /* the entry tag runs past the header's end */
+	r10[0] = 0x200000;
+	memcpy(tags + 24, r10, 16);
+	put_mb2_header(buf, 4096, tags, 40);
+	check(lk_mb2_header_reloc(buf, sizeof(buf), &r) == 0,
+	      "mb2_header_reloc_tag_overrun", "tag past the header accepted");
+	tags[4] = 12;
+	memset(buf, 0, sizeof(buf));
+	put_mb2_header(buf, 4096, tags, 16); /* entry tag only */
+	check(lk_mb2_header_reloc(buf, sizeof(buf), &r) == 0,
+	      "mb2_header_reloc_absent", "no tag 10 but found");
+	memset(buf, 0, sizeof(buf));
+	put_mb2_header(buf, 32768, tags, 40); /* past the first 32 KiB */
+	check(lk_mb2_header_reloc(buf, sizeof(buf), &r) == 0,
+	      "mb2_header_reloc_too_late", "header after 32 KiB used");
+}
+
 int main(void)
 {
 	test_defaults();
@@ -418,5 +485,6 @@ int main(void)
 	test_mb2_overflow();
 	test_mb2_map();
 	test_elf_view();
+	test_mb2_header_reloc();
 	return failures != 0;
 }

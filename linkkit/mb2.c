@@ -202,6 +202,54 @@ int lk_mb2_end(struct lk_mb2 *m)
 	return LK_OK;
 }
 
+#define LK_MB2_HDR_MAGIC 0xe85250d6u
+#define LK_MB2_HDR_SEARCH 32768u
+#define LK_MB2_HDR_RELOC 10u
+
+/* Tags of one header: 8-aligned, each inside [off, end), ended by type 0. */
+static int lk_mb2_hdr_tags(const lk_u8 *p, lk_u64 off, lk_u64 end,
+			   struct lk_mb2_reloc *out)
+{
+	while (off + 8 <= end) {
+		lk_u16 type;
+		lk_u32 tsize;
+		lk_memcpy(&type, p + off, 2);
+		lk_memcpy(&tsize, p + off + 4, 4);
+		if (type == 0 || tsize < 8 || tsize > end - off)
+			return 0;
+		if (type == LK_MB2_HDR_RELOC) {
+			lk_u32 a;
+			if (tsize != 24)
+				return 0;
+			lk_memcpy(out, p + off + 8, sizeof(*out));
+			a = out->align;
+			return out->min_addr <= out->max_addr &&
+			       a <= 0x40000000u && (a & (a - 1)) == 0;
+		}
+		off += ((lk_u64)tsize + 7) & ~7ull;
+	}
+	return 0;
+}
+
+int lk_mb2_header_reloc(const void *buf, lk_u64 size, struct lk_mb2_reloc *out)
+{
+	const lk_u8 *p = buf;
+	lk_u64 off, lim = size < LK_MB2_HDR_SEARCH ? size : LK_MB2_HDR_SEARCH;
+	lk_u32 w[4];
+
+	lk_memset(out, 0, sizeof(*out));
+	for (off = 0; off + 16 <= lim; off += 8) {
+		lk_memcpy(w, p + off, 16);
+		if (w[0] != LK_MB2_HDR_MAGIC || w[0] + w[1] + w[2] + w[3] != 0)
+			continue;
+		/* The first valid header is the kernel's, as for a loader. */
+		if (w[1] != 0 || w[2] < 16 || w[2] > size - off)
+			return 0;
+		return lk_mb2_hdr_tags(p, off + 16, off + w[2], out);
+	}
+	return 0;
+}
+
 lk_u32 lk_mb2_type_from_efi(lk_u32 efi_type)
 {
 	switch (efi_type) {

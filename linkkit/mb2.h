@@ -99,6 +99,24 @@ void lk_mb2_load_base(struct lk_mb2 *m, lk_u32 base);
  * when anything did not fit (m->need then gives the size needed). */
 int lk_mb2_end(struct lk_mb2 *m);
 
+/*
+ * The relocatable header tag (10) of a kernel's Multiboot2 header: the
+ * kernel accepts any physical base in [min_addr, max_addr - size] that is
+ * a multiple of align, and finds out where it is from info tag 21.
+ */
+struct lk_mb2_reloc {
+	lk_u32 min_addr, max_addr, align, preference;
+};
+/*
+ * Looks for a valid Multiboot2 header (magic, i386, checksum, length
+ * inside the buffer) 8-aligned in the first 32 KiB of buf (a file, or an
+ * image whose first bytes are the file's) and for tag 10 in it. Every
+ * tag is bounds-checked. Returns 1 with *out set when the tag is there
+ * and sane (align 0 or a power of two up to 1 GiB, min_addr <= max_addr),
+ * else 0.
+ */
+int lk_mb2_header_reloc(const void *buf, lk_u64 size, struct lk_mb2_reloc *out);
+
 /* UEFI memory type (EfiConventionalMemory = 7, ...) to a Multiboot2 type:
  * loader/boot-services code/data and conventional memory are available
  * (boot services are gone at the jump), ACPI reclaim -> 3, NVS -> 4,

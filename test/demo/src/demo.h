@@ -125,9 +125,11 @@ static inline void *phys_to_ptr(u64 pa)
 {
 	return (void *)pa;
 }
+/* Physical load base minus the link base (locore, from info tag 21). */
+extern long demo_phys_delta;
 static inline u64 kva_to_phys(const void *p)
 {
-	return (uptr)p - KERNBASE;
+	return (uptr)p - KERNBASE + (u64)demo_phys_delta;
 }
 
 /* loader, fingerprint, ramscan, needles */

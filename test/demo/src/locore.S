@@ -2,9 +2,13 @@
  * Entry from a Multiboot2 loader: 32-bit protected mode, paging off,
  * EAX = 0x36d76289, EBX = physical address of the boot information.
  * Builds page tables that identity-map the first 4 GiB (the loader's info,
- * the memory we scan) and map the same memory at KERNBASE so the kernel
- * runs at its link address, enters long mode and calls main(info, magic).
- * Until paging is on, every address is the link address minus KERNBASE.
+ * the memory we scan) and map the kernel at its link address (KERNBASE +
+ * physical), enters long mode and calls main(info, magic).
+ * The kernel is relocatable (header tag 10): a loader may put it at any
+ * 2 MiB-aligned physical base below 1 GiB and says where in info tag 21
+ * (UEFI firmware can hold the 16 MiB it is linked for). Until paging is
+ * on, every address is the link address minus KERNBASE plus that delta
+ * (%edx); afterwards the high mapping absorbs it.
  */
 #define KERNBASE	0xffffffff80000000
 #define RELOC(x)	((x) - KERNBASE)
@@ -14,6 +18,7 @@
 #define PG_RW		0x002
 #define PG_PS		0x080
 #define NPD		4		/* page directories: 4 x 1 GiB */
+#define NPT		9		/* pages of tables: PML4, 2 PDPT, 4 + 2 PD */
 
 	.section .text
 	.code32
@@ -32,6 +37,15 @@ locore_mb2_header:
 	.short	3, 0
 	.long	12
 	.long	RELOC(start)
+	/* relocatable tag, optional (flags 1): loaders that ignore it load
+	 * us where linked, and tag 21 then says so or is absent */
+	.balign	8
+	.short	10, 1
+	.long	24
+	.long	0x200000			/* min_addr */
+	.long	0x40000000			/* max_addr: below 1 GiB */
+	.long	0x200000			/* align: 2 MiB pages map us */
+	.long	0				/* no preference */
 	.balign	8
 	.short	0, 0				/* end tag */
 	.long	8
@@ -44,17 +58,50 @@ start:
 	cld
 	movl	%eax, %esi			/* magic, checked in C */
 	movl	%ebx, %ebp			/* info */
-	movl	$RELOC(locore_stack_top), %esp
+
+	/* delta = load base (tag 21) - link base; 0 without the tag. No
+	 * stack yet (the loader gives none), so registers only. */
+	xorl	%edx, %edx
+	cmpl	$MB2_BOOT_MAGIC, %esi
+	jne	3f
+	movl	(%ebp), %edi			/* total_size */
+	addl	%ebp, %edi			/* end of the info */
+	leal	8(%ebp), %ecx			/* first tag */
+1:	leal	8(%ecx), %eax
+	cmpl	%edi, %eax
+	ja	3f
+	movl	(%ecx), %eax			/* type */
+	testl	%eax, %eax
+	jz	3f				/* end tag */
+	cmpl	$21, %eax
+	je	2f
+	movl	4(%ecx), %eax			/* size */
+	cmpl	$8, %eax
+	jb	3f
+	addl	$7, %eax
+	andl	$~7, %eax
+	addl	%eax, %ecx
+	jmp	1b
+2:	cmpl	$12, 4(%ecx)
+	jb	3f
+	movl	8(%ecx), %edx
+	subl	$RELOC(__kernel_start), %edx
+3:
+	leal	RELOC(locore_stack_top)(%edx), %esp
+	movl	%edx, RELOC(demo_phys_delta)(%edx)
+	movl	%edx, %eax
+	sarl	$31, %eax
+	movl	%eax, RELOC(demo_phys_delta) + 4(%edx)
 
 	/* Zero the tables: .bss may be zero already, but we do not rely
 	 * on the loader for page tables. */
-	movl	$RELOC(locore_pt), %edi
-	movl	$(7 * 4096 / 4), %ecx
+	leal	RELOC(locore_pt)(%edx), %edi
+	movl	$(NPT * 4096 / 4), %ecx
 	xorl	%eax, %eax
 	rep stosl
 
 	/* 4 page directories of 2 MiB pages: PA 0 .. 4 GiB */
-	movl	$RELOC(locore_pt) + 3 * 4096, %edi
+	leal	RELOC(locore_pt) + 3 * 4096(%edx), %edi
 	movl	$(PG_P | PG_RW | PG_PS), %eax
 	movl	$(NPD * 512), %ecx
 1:	movl	%eax, (%edi)
@@ -63,9 +110,23 @@ start:
 	addl	$8, %edi
 	loop	1b
 
+	/* 2 high page directories (pages 7, 8): VA KERNBASE + j * 2 MiB ->
+	 * PA j * 2 MiB + delta, left out where that is below 0 or not
+	 * below 2 GiB (the kernel lies below 1 GiB). */
+	leal	RELOC(locore_pt) + 7 * 4096(%edx), %edi
+	movl	%edx, %eax
+	orl	$(PG_P | PG_RW | PG_PS), %eax
+	movl	$1024, %ecx
+1:	testl	%eax, %eax
+	js	2f
+	movl	%eax, (%edi)
+2:	addl	$0x200000, %eax
+	addl	$8, %edi
+	loop	1b
+
 	/* low PDPT (page 1): identity, 4 GiB */
-	movl	$RELOC(locore_pt) + 1 * 4096, %edi
-	movl	$RELOC(locore_pt) + 3 * 4096 + (PG_P | PG_RW), %eax
+	leal	RELOC(locore_pt) + 1 * 4096(%edx), %edi
+	leal	RELOC(locore_pt) + 3 * 4096 + (PG_P | PG_RW)(%edx), %eax
 	movl	$NPD, %ecx
 2:	movl	%eax, (%edi)
 	addl	$4096, %eax
@@ -73,24 +134,33 @@ start:
 	loop	2b
 
 	/* high PDPT (page 2): entries 510, 511 = VA KERNBASE .. +2 GiB */
-	movl	$RELOC(locore_pt) + 2 * 4096, %edi
-	movl	$RELOC(locore_pt) + 3 * 4096 + (PG_P | PG_RW), %eax
+	leal	RELOC(locore_pt) + 2 * 4096(%edx), %edi
+	leal	RELOC(locore_pt) + 7 * 4096 + (PG_P | PG_RW)(%edx), %eax
 	movl	%eax, 510 * 8(%edi)
 	addl	$4096, %eax
 	movl	%eax, 511 * 8(%edi)
 
 	/* PML4 (page 0) */
-	movl	$RELOC(locore_pt), %edi
-	movl	$RELOC(locore_pt) + 1 * 4096 + (PG_P | PG_RW), %eax
+	leal	RELOC(locore_pt)(%edx), %edi
+	leal	RELOC(locore_pt) + 1 * 4096 + (PG_P | PG_RW)(%edx), %eax
 	movl	%eax, (%edi)
-	movl	$RELOC(locore_pt) + 2 * 4096 + (PG_P | PG_RW), %eax
+	leal	RELOC(locore_pt) + 2 * 4096 + (PG_P | PG_RW)(%edx), %eax
 	movl	%eax, 511 * 8(%edi)
+
+	/* The GDT's physical address is known only now; the far jump's
+	 * target too, pushed for lret (rdmsr below clobbers %edx). */
+	leal	RELOC(locore_gdt)(%edx), %eax
+	movl	%eax, RELOC(locore_gdt_desc) + 2(%edx)
+	lgdt	RELOC(locore_gdt_desc)(%edx)
+	pushl	$0x08
+	leal	RELOC(locore_long)(%edx), %eax
+	pushl	%eax
+	leal	RELOC(locore_pt)(%edx), %ebx
 
 	movl	%cr4, %eax
 	orl	$0x20, %eax			/* PAE */
 	movl	%eax, %cr4
-	movl	$RELOC(locore_pt), %eax
-	movl	%eax, %cr3
+	movl	%ebx, %cr3
 	movl	$0xc0000080, %ecx		/* EFER */
 	rdmsr
 	orl	$0x100, %eax			/* LME */
@@ -99,8 +169,7 @@ start:
 	orl	$0x80000001, %eax		/* PG | PE */
 	movl	%eax, %cr0
 
-	lgdt	RELOC(locore_gdt_desc)
-	ljmp	$0x08, $RELOC(locore_long)
+	lret
 	.size	start, . - start
 
 	.code64
@@ -149,11 +218,6 @@ locore_gdt:
 	.quad	0x00af9a000000ffff		/* 0x08: 64-bit code */
 	.quad	0x00cf92000000ffff		/* 0x10: data */
 locore_gdt_end:
-	.balign	8
-locore_gdt_desc:
-	.short	locore_gdt_end - locore_gdt - 1
-	.long	RELOC(locore_gdt)
-	.long	0
 locore_name:
 	.asciz	"locore"
 
@@ -171,10 +235,22 @@ locore_init:
 	ret
 	.size	locore_init, . - locore_init
 
+	/* Written before paging: the GDT base, and the physical load
+	 * delta (kva_to_phys). */
+	.data
+	.balign	8
+locore_gdt_desc:
+	.short	locore_gdt_end - locore_gdt - 1
+	.long	0
+	.long	0
+	.globl	demo_phys_delta
+demo_phys_delta:
+	.quad	0
+
 	.bss
 	.balign	4096
 locore_pt:
-	.space	7 * 4096
+	.space	NPT * 4096
 	.balign	16
 locore_stack:
 	.space	32768

@@ -24,6 +24,7 @@ void main(u32 info, u32 magic)
 	}
 	kprintf("demo: loader %s\n", loader_kind());
 	kprintf("demo: fingerprint %016lx\n", fingerprint_compute());
+	kprintf("demo: physical base %lx\n", kva_to_phys(__kernel_start));
 	failures += checks_run();
 	failures += ramscan_run() != 0;
 	main_report(failures);

@@ -56,6 +56,7 @@ static int memmap_check(char *detail, size_t cap)
 	struct memmap_cover c = {kva_to_phys(__kernel_start), kva_to_phys(end),
 				 0, 0};
 	int n = memmap_usable(memmap_cover_fn, &c);
+	const struct mb2_tag *t;
 
 	if (n <= 0) {
 		ksnprintf(detail, cap,
@@ -65,6 +66,13 @@ static int memmap_check(char *detail, size_t cap)
 	if (!c.covered) {
 		ksnprintf(detail, cap,
 			  "kernel image not inside one usable range");
+		return -1;
+	}
+	/* Tag 21 is what locore moved the kernel's mapping by: it must be
+	 * where the image really is. */
+	t = mbinfo_find(21, NULL);
+	if (t && (t->size < 12 || ((const u32 *)t)[2] != c.lo)) {
+		ksnprintf(detail, cap, "load base tag 21 is not 0x%lx", c.lo);
 		return -1;
 	}
 	if (c.total < (16UL << 20)) {
