@@ -39,7 +39,7 @@ static void eb_load_config(struct eb_state *s)
 	eb_release_all(s); /* wipes the file copy too (it may hold a seed) */
 }
 
-/* Once the config is parsed. */
+/* After the Secure Boot policy, which may have refused verbose = 2. */
 static void eb_apply_verbose(struct eb_state *s)
 {
 	if (s->cfg.verbose >= 2) {
@@ -322,6 +322,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	if (eb_open_root(s))
 		return EFI_LOAD_ERROR;
 	eb_load_config(s);
+	eb_secure_boot_policy(s, EB_BUILTIN_KEY);
 	eb_apply_verbose(s);
 	s->have_key = lk_config_pubkey(&s->cfg, EB_BUILTIN_KEY, &s->key);
 	if (s->have_key < 0) {

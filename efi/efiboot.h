@@ -50,6 +50,9 @@ struct eb_state {
 	 * firmware has let go of that memory, then wipes the staging copy. */
 	lk_u64 copy_src, copy_dst, copy_len;
 	struct eb_place place;
+	/* UEFI Secure Boot enforcing (secureboot.c): the stage refuses what
+	 * would break the chain of trust. */
+	int secure_boot;
 	/* Signature key (lk_config_pubkey): when set, the kit and the
 	 * fallback must be signed by it. */
 	int have_key;
@@ -126,6 +129,11 @@ void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
 void *eb_place_kernel(struct eb_state *s, lk_u64 lo, lk_u64 hi);
 int eb_settle_kernel(struct eb_state *s, struct eb_kernel *k, const void *hdr,
 		     lk_u64 hdr_size);
+
+/* secureboot.c: reads SecureBoot/SetupMode, then applies the Secure Boot
+ * policy to the parsed config (one line per refusal). builtin: the
+ * built-in key's base64 line or LK_NULL. */
+void eb_secure_boot_policy(struct eb_state *s, const char *builtin);
 
 /* trampoline.S */
 extern const lk_u8 eb_tramp_start[], eb_tramp_end[];

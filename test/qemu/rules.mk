@@ -52,4 +52,13 @@ TESTS += $(QEMU_T)/test-prompt
 $(QEMU_T)/test-prompt: test/qemu/prompt-tests.sh test/qemu/serial-send.py \
   test/qemu/boot.sh $(QEMU_PRODUCTS)
 	$(call qemu_wrapper,test/qemu/prompt-tests.sh,)
+
+# UEFI Secure Boot (issue 17): the snakeoil Secure Boot firmware (an SMM
+# build: ACPI NVS over 16 MiB), a stage with a built-in kit key signed by
+# `make sign`, refusals by the firmware and by the stage (9 boots, two at
+# a time, plus a private build of the keyed stage).
+TESTS += $(QEMU_T)/test-sb
+$(QEMU_T)/test-sb: test/qemu/sb-tests.sh test/qemu/boot.sh $(QEMU_PRODUCTS) \
+  $(B)/efi/BOOTX64.EFI
+	$(call qemu_wrapper,test/qemu/sb-tests.sh,)
 include test/qemu/leak.mk
