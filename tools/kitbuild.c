@@ -312,7 +312,7 @@ static void define_local(struct kb *b, uint32_t oi, size_t k)
 	struct kb_sym *s;
 	uint32_t i;
 
-	if (t == STT_FILE || t == STT_SECTION)
+	if (t == STT_SECTION)
 		return; /* section symbols are made on demand */
 	i = kb_new_sym(b, o->symname[k]);
 	s = &b->syms[i];
@@ -324,9 +324,12 @@ static void define_local(struct kb *b, uint32_t oi, size_t k)
 	s->size = es->st_size;
 	s->def = DEF_OBJ;
 	s->sec = es->st_shndx;
-	/* ld -X (OpenBSD links with it) drops the assembler's .L temporaries. */
+	/* As ld.lld -X (OpenBSD links with it): the assembler's .L
+	 * temporaries go, file symbols (absolute) stay first of their
+	 * object's locals. */
 	s->emit = *s->name && strncmp(s->name, ".L", 2) != 0 &&
-		  (t == STT_FUNC || t == STT_OBJECT || t == STT_NOTYPE);
+		  (t == STT_FUNC || t == STT_OBJECT || t == STT_NOTYPE ||
+		   t == STT_FILE);
 }
 
 static void resolve_symbols(struct kb *b)
@@ -575,6 +578,7 @@ static uint32_t cb_symbol(void *ctx, const char *name, int assigns, int provide)
 		b->syms[i].def = DEF_PLAN;
 		b->syms[i].bind = STB_GLOBAL;
 		b->syms[i].type = STT_NOTYPE;
+		b->syms[i].size = 0; /* ld.lld: the assignment replaces it */
 		b->syms[i].emit = 1;
 	}
 	b->syms[i].script_ref = 1;

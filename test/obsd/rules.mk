@@ -57,7 +57,7 @@ $(OBSD_D)/test-obsd: test/obsd/test-boot.sh test/qemu/boot.sh tools/mkimage.sh $
 	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-boot.sh\n' \
 	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
-$(OBSD_D)/test-lld: test/obsd/test-lld.sh test/obsd/segcmp.py test/obsd/mkgap.py \
+$(OBSD_D)/test-lld: test/obsd/test-lld.sh test/obsd/segcmp.py test/obsd/symcmp.py test/obsd/mkgap.py \
   $(OBSD_D)/kernel.kit $(OBSD_D)/nosects.o $(OBSD_D)/cons-cet.o test/obsd/policy
 	@mkdir -p $(@D)
 	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-lld.sh\n' \
