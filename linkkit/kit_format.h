@@ -25,7 +25,8 @@
 #define LK_KIT_MAGIC "LINKKIT\x1a" /* 8 bytes, no NUL */
 #define LK_KIT_VERSION 1
 #define LK_PAYLOAD_MAGIC 0x4c504b4cu /* "LKPL" */
-#define LK_PAYLOAD_VERSION 2 /* 2: COMDAT groups and LK_SYM_ALT */
+#define LK_PAYLOAD_VERSION 3 /* 2: COMDAT groups and LK_SYM_ALT;
+				3: lk_merge_class.shard, LK_PAYLOAD_F_LLD_MERGE */
 /* Interned in every payload strtab; scanned for by the demo kernel. */
 #define LK_KIT_CANARY "relinkboot-kit-canary"
 
@@ -234,7 +235,24 @@ struct lk_merge_group {
 struct lk_merge_class {
 	lk_u32 data_off; /* bytes in data */
 	lk_u32 size;
+	lk_u32 shard; /* LK_PAYLOAD_F_LLD_MERGE: ld.lld's shard of the piece
+			 (< LK_MERGE_SHARDS); else 0 */
 };
+
+/*
+ * lk_payload_header.flags: LK_PAYLOAD_F_LLD_MERGE (policy `linker lld`)
+ * lays merge groups out as ld.lld 14 does at its default -O1, instead of
+ * ld.bfd's way above. A group is then one block, held by its first chunk
+ * in placement order (aligned to the largest alignment of its chunks;
+ * every other chunk of the group is empty): the classes sorted into
+ * LK_MERGE_SHARDS shards by `shard` (computed on the host from the
+ * piece's xxHash64), each shard holding its classes in first-occurrence
+ * order, each class at the next offset aligned to the group's alignment;
+ * the non-empty shards follow each other in shard order, each starting
+ * aligned. No tail merging: every class is a whole piece.
+ */
+#define LK_PAYLOAD_F_LLD_MERGE 0x1u
+#define LK_MERGE_SHARDS 32
 
 /* ---- Plan: a stack machine compiled from the linker script ---- */
 

@@ -36,6 +36,18 @@ struct lk_item {
 	lk_u32 pad;
 };
 
+/* A merge group laid out as ld.lld does (link_merge.c). When every class
+ * size is a multiple of the alignment (`fixed`), no piece is padded, so the
+ * shard sizes, their bases and the group size do not depend on the order
+ * and are computed once at open; otherwise the bases are summed up after
+ * each layout. */
+struct lk_lld_group {
+	lk_u64 base[LK_MERGE_SHARDS]; /* shard offsets in the group */
+	lk_u64 cur[LK_MERGE_SHARDS];  /* layout: next free offset per shard */
+	lk_u64 align, size;
+	lk_u32 fixed, pad;
+};
+
 struct lk_alloc_rec {
 	void *p;
 	lk_size n;
@@ -67,6 +79,10 @@ struct lk_link {
 
 	/* Filled by lk_link_open. */
 	lk_u32 *class_group; /* merge class -> group */
+	/* LK_PAYLOAD_F_LLD_MERGE: per group (NULL otherwise), and which
+	 * slots hold merge chunks (the layout walks only those). */
+	struct lk_lld_group *lld;
+	lk_u8 *slot_merge;
 	lk_u8 *os_bare;      /* outsec whose body only places input sections */
 	lk_u32 *tmp;         /* scratch for sorting, max(nobj, nchunk, nout) */
 
@@ -133,7 +149,8 @@ void lk_link_tail_sizes(const struct lk_link *L, lk_u64 *strtab,
 
 /* link_merge.c */
 int lk_merge_check(struct lk_link *L);
-lk_u64 lk_merge_place(struct lk_link *L, lk_u32 chunk);
+lk_u64 lk_merge_place(struct lk_link *L, lk_u32 chunk, lk_u64 *align);
+void lk_merge_lld_layout(struct lk_link *L);
 void lk_merge_offsets(struct lk_link *L);
 void lk_merge_write(const struct lk_link *L, lk_u32 chunk, lk_u8 *dst);
 

@@ -503,9 +503,10 @@ static int lk_place_slot(struct lk_link *L, struct lk_eval *e, lk_u32 s)
 		/* A discarded COMDAT copy takes no room and no alignment. */
 		align = L->chunk_dead[c] ? 1 : L->chunk[c].align;
 		if (L->chunk[c].flags & LK_CHUNK_MERGE) {
-			L->chunk_size[c] = lk_merge_place(L, c);
-			/* ld.bfd excludes a merge section left empty: it
-			 * does not align the location counter either. */
+			L->chunk_size[c] = lk_merge_place(L, c, &align);
+			/* ld.bfd excludes a merge section left empty, and
+			 * ld.lld's synthetic section replaces all but one:
+			 * neither aligns the location counter. */
 			if (L->chunk_size[c] == 0)
 				align = 1;
 		}
@@ -726,6 +727,8 @@ int lk_link_layout(struct lk_link *L, struct lk_rng *rng)
 	lk_sort_by_pos(L);
 	for (lk_u32 s = 0; s < L->nslot; s++)
 		lk_order_slot(L, s, rng);
+	if (L->lld)
+		lk_merge_lld_layout(L);
 	if (!lk_run_plan(L))
 		return LK_ERR_LINK;
 	lk_merge_offsets(L);

@@ -92,6 +92,10 @@ static int lk_open_header(struct lk_link *L)
 		       hd->version);
 		return 0;
 	}
+	if (hd->flags & ~LK_PAYLOAD_F_LLD_MERGE) {
+		LK_ERR(L, "%s: unknown payload flags 0x%x", L->name, hd->flags);
+		return 0;
+	}
 	if (hd->protocol > LK_PROTO_OPENBSD) {
 		LK_ERR(L, "%s: unknown protocol %u", L->name, hd->protocol);
 		return 0;

@@ -7,11 +7,17 @@
  * strings (any alignment) and fixed-size entries are merged; anything else
  * (wide strings, strings not starting at aligned offsets) stays a plain
  * chunk (see docs/kit-format.md).
+ *
+ * Under `linker lld` the pieces are ld.lld 14's instead (lld_build_group):
+ * no tail merging, every string or entry a piece of its own, grouped as
+ * lld's OutputSection::finalizeInputSections groups sections, and each
+ * class tagged with the shard lld's MergeNoTailSection puts it in.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kbint.h"
+#include "xxhash64.h"
 
 struct ment {
 	const char *s;
@@ -27,6 +33,7 @@ struct mset {
 	size_t hsize;
 	int strings;    /* SHF_STRINGS: a class holds len + 1 bytes */
 	uint64_t align; /* the sections' alignment (part of the group key) */
+	int lld;        /* ld.lld's pieces: len is the whole piece */
 };
 
 static uint32_t mhash(const char *s, uint32_t len)
@@ -224,11 +231,11 @@ static void emit_classes(struct kb *b, struct mset *m, struct lk_merge_group *g)
 {
 	g->first_class = (uint32_t)b->nmclasses;
 	for (size_t i = 0; i < m->n; i++) {
-		struct lk_merge_class c;
+		struct lk_merge_class c = { 0 };
 
 		if (m->e[i].suffix != NONE)
 			continue;
-		c.size = m->e[i].len + (m->strings ? 1 : 0);
+		c.size = m->e[i].len + (m->strings && !m->lld ? 1 : 0);
 		c.data_off = (uint32_t)kb_buf_add(&b->mdata, m->e[i].s, c.size);
 		m->e[i].cls = (uint32_t)b->nmclasses;
 		b->mclasses = kb_xgrow(b->mclasses, b->nmclasses, sizeof(*b->mclasses));
@@ -309,6 +316,166 @@ static void build_group(struct kb *b, size_t c0, uint8_t *done)
 	free(m.h);
 }
 
+/* ---- ld.lld 14 (policy `linker lld`) ---- */
+
+/* What lld's ObjFile::shouldMerge merges, less what it refuses (a size
+ * not a multiple of the entry size, a last string without its
+ * terminator: those sections stay plain chunks here, lld fails). */
+static int lld_mergeable(const struct kb_sec *s)
+{
+	const uint8_t *d = s->data;
+	uint64_t e = s->sh.sh_entsize, n = s->sh.sh_size;
+
+	if (!(s->sh.sh_flags & SHF_MERGE) || s->sh.sh_type != SHT_PROGBITS ||
+	    !n || !d || n >= UINT32_MAX || e == 0 || n % e)
+		return 0;
+	if (!(s->sh.sh_flags & SHF_STRINGS))
+		return 1;
+	for (uint64_t i = n - e; i < n; i++)
+		if (d[i])
+			return 0;
+	return 1;
+}
+
+/* lld keys its merge sections on the flags it keeps (it drops SHF_GROUP
+ * and SHF_INFO_LINK from input sections), the entry size and, for
+ * strings only, the alignment; non-string sections of different
+ * alignments share one section aligned to the largest. */
+static int lld_same_group(struct kb *b, size_t c0, size_t c)
+{
+	const struct kb_sec *a = chunk_sec(b, c0), *s = chunk_sec(b, c);
+	const uint64_t drop = SHF_GROUP | SHF_INFO_LINK;
+
+	return b->comp.slots[b->chunks[c0].slot].outsec ==
+		       b->comp.slots[b->chunks[c].slot].outsec &&
+	       (a->sh.sh_flags & ~drop) == (s->sh.sh_flags & ~drop) &&
+	       a->sh.sh_entsize == s->sh.sh_entsize &&
+	       (!(a->sh.sh_flags & SHF_STRINGS) ||
+		a->sh.sh_addralign == s->sh.sh_addralign);
+}
+
+static int zero_entry(const uint8_t *p, uint32_t e)
+{
+	for (uint32_t i = 0; i < e; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* lld's splitStrings / splitNonStrings: a string runs to the first
+ * entry-aligned all-zero entry, terminator included (padding NULs are
+ * strings of their own); fixed entries are one piece each. */
+static void lld_split(struct kb_sec *s, struct mset *m)
+{
+	const uint8_t *d = s->data;
+	uint32_t size = (uint32_t)s->sh.sh_size, e = (uint32_t)s->sh.sh_entsize;
+	uint32_t off = 0, end;
+
+	while (off < size) {
+		if (!m->strings)
+			end = off;
+		else if (e == 1)
+			end = off + (uint32_t)strlen((const char *)d + off);
+		else
+			for (end = off; !zero_entry(d + end, e); end += e)
+				;
+		add_piece(s, m, off, end + e - off, end + e - off);
+		off = end + e;
+	}
+}
+
+/* The shard lld 14 gives a piece: SectionPiece keeps the low 32 bits of
+ * its xxHash64 shifted right by one (31 bits), and getShardId takes
+ * their top 5 bits for 32 shards: bits 27..31 of the hash. */
+static uint32_t lld_shard(const struct ment *e)
+{
+	return (uint32_t)kb_xxhash64(e->s, e->len) >> 27;
+}
+
+/* Classes in shard order, first occurrence within a shard: the order
+ * does not matter at boot, but the shard column then compresses away. */
+static void lld_emit_classes(struct kb *b, struct mset *m, struct lk_merge_group *g)
+{
+	uint32_t *shard = kb_xcalloc(m->n ? m->n : 1, sizeof(*shard));
+
+	for (size_t i = 0; i < m->n; i++)
+		shard[i] = lld_shard(&m->e[i]);
+	g->first_class = (uint32_t)b->nmclasses;
+	for (uint32_t k = 0; k < LK_MERGE_SHARDS; k++)
+		for (size_t i = 0; i < m->n; i++) {
+			struct lk_merge_class c = { 0 };
+
+			if (shard[i] != k)
+				continue;
+			c.size = m->e[i].len;
+			c.shard = k;
+			c.data_off = (uint32_t)kb_buf_add(&b->mdata, m->e[i].s, c.size);
+			m->e[i].cls = (uint32_t)b->nmclasses;
+			b->mclasses = kb_xgrow(b->mclasses, b->nmclasses, sizeof(*b->mclasses));
+			b->mclasses[b->nmclasses++] = c;
+			g->total_size += c.size;
+		}
+	g->class_count = (uint32_t)b->nmclasses - g->first_class;
+	free(shard);
+}
+
+/* A chunk lists each of its classes once: a repeat can never be the
+ * first occurrence, so the boot side need not see it. */
+static void lld_chunk_refs(struct kb *b, size_t c, struct kb_sec *s, struct mset *m,
+			   uint32_t *seen)
+{
+	struct lk_chunk *ch = &b->chunks[c];
+
+	ch->mref_first = (uint32_t)b->nmrefs;
+	for (uint32_t i = 0; i < s->npieces; i++) {
+		uint32_t e = s->pieces[i].cls;
+
+		s->pieces[i].cls = m->e[e].cls;
+		s->pieces[i].coff = 0;
+		if (seen[e] == c + 1)
+			continue;
+		seen[e] = (uint32_t)c + 1;
+		b->mrefs = kb_xgrow(b->mrefs, b->nmrefs, sizeof(*b->mrefs));
+		b->mrefs[b->nmrefs++] = m->e[e].cls;
+	}
+	ch->mref_count = (uint32_t)b->nmrefs - ch->mref_first;
+}
+
+static void lld_build_group(struct kb *b, size_t c0, uint8_t *done)
+{
+	struct mset m = { 0 };
+	struct lk_merge_group g = { 0 };
+	uint32_t gi = (uint32_t)b->nmgroups, *seen;
+	const struct kb_sec *s0 = chunk_sec(b, c0);
+
+	m.strings = (s0->sh.sh_flags & SHF_STRINGS) != 0;
+	m.align = 1; /* unused: lld does not tail-merge at -O1 */
+	m.lld = 1;
+	for (size_t c = c0; c < b->nchunks; c++) {
+		struct kb_sec *s = chunk_sec(b, c);
+
+		if (!done[c] && s && lld_mergeable(s) && lld_same_group(b, c0, c))
+			lld_split(s, &m);
+	}
+	lld_emit_classes(b, &m, &g);
+	seen = kb_xcalloc(m.n ? m.n : 1, sizeof(*seen));
+	for (size_t c = c0; c < b->nchunks; c++) {
+		struct kb_sec *s = chunk_sec(b, c);
+
+		if (done[c] || !s || !lld_mergeable(s) || !lld_same_group(b, c0, c))
+			continue;
+		done[c] = 1;
+		b->chunks[c].flags |= LK_CHUNK_MERGE;
+		b->chunks[c].mgroup = gi;
+		lld_chunk_refs(b, c, s, &m, seen);
+	}
+	b->mgroups = kb_xgrow(b->mgroups, b->nmgroups, sizeof(*b->mgroups));
+	b->mgroups[b->nmgroups++] = g;
+	free(seen);
+	free(m.e);
+	free(m.h);
+}
+
 void kb_merge_build(struct kb *b)
 {
 	uint8_t *done = kb_xcalloc(b->nchunks, 1);
@@ -316,7 +483,11 @@ void kb_merge_build(struct kb *b)
 	for (size_t c = 0; c < b->nchunks; c++) {
 		struct kb_sec *s = chunk_sec(b, c);
 
-		if (!done[c] && s && mergeable(s))
+		if (done[c] || !s)
+			continue;
+		if (b->pol.lld && lld_mergeable(s))
+			lld_build_group(b, c, done);
+		else if (!b->pol.lld && mergeable(s))
 			build_group(b, c, done);
 	}
 	free(done);

@@ -387,6 +387,8 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 	o.h.magic = LK_PAYLOAD_MAGIC;
 	o.h.version = LK_PAYLOAD_VERSION;
 	o.h.protocol = b->pol.protocol;
+	/* `linker lld`: merge groups are laid out as ld.lld does (kbmerge.c). */
+	o.h.flags = b->pol.lld ? LK_PAYLOAD_F_LLD_MERGE : 0;
 	o.h.max_align = max_align(b);
 	kb_buf_add(&o.buf, NULL, sizeof(o.h));
 	put_objects(b, &o);

@@ -7,6 +7,8 @@ LKTOOL_SRCS := tools/linkkit.c tools/lkcmd.c tools/lklink.c tools/kitbuild.c \
   tools/kitwrite.c tools/policy.c tools/lksign.c tools/bcrypt_pbkdf.c
 # COMDAT copies and weak definitions left to the boot side.
 LKTOOL_SRCS += tools/kbalt.c
+# ld.lld's merge shards (xxHash64 of each piece).
+LKTOOL_SRCS += tools/xxhash64.c
 LKTOOL_SRCS += tools/kbtar.c
 LKTOOL_LDSCRIPT_SRCS := $(wildcard tools/ldscript*.c)
 LKTOOL_OBJS := $(patsubst tools/%.c,$(B)/tools/obj/%.o,$(LKTOOL_SRCS) $(LKTOOL_LDSCRIPT_SRCS))
