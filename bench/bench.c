@@ -6,7 +6,11 @@
  * build's. Also times zlib's inflate of the same stream and a memcpy of
  * the image, because the targets are ratios against those.
  *
- * Usage: bench KIT [RUNS]   (environment: BENCH_PAGES=4k, see big_alloc)
+ * Usage: bench KIT [RUNS [GZ]]   (environment: BENCH_PAGES=4k, see big_alloc)
+ * GZ: a gzip file (the prelinked kernel, gzip -9) that libdeflate
+ * decompresses in every run right after the relink, when the bench was
+ * built with libdeflate (bench/deps.sh): the issue-16 target compares the
+ * two in the same run.
  * Output: one `phase NAME MS MB/s` line per phase, then `key value` lines
  * (bench/run.sh turns them into the docs/bench.md table).
  */
@@ -16,6 +20,9 @@
 #include <time.h>
 #include <sys/mman.h>
 #include <zlib.h>
+#ifdef BENCH_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 #include "link_internal.h"
 #include "sha256_impl.h"
 
@@ -179,11 +186,11 @@ out:
 
 enum {
 	P_VERIFY, P_INFLATE, P_PARSE, P_PLACE, P_WRITE, P_FILL, P_RELOC, P_VERIFY_PORT,
-	P_ZLIB, P_MEMCPY, NPHASE
+	P_ZLIB, P_MEMCPY, P_GUNZIP, NPHASE
 };
 static const char *const phase_name[NPHASE] = {
 	"verify", "inflate", "parse", "place", "write", "fill", "relocate",
-	"verify-portable", "zlib-inflate", "memcpy-image",
+	"verify-portable", "zlib-inflate", "memcpy-image", "libdeflate-gunzip",
 };
 
 /* Wall time (what a boot waits) and this thread's CPU time (what the
@@ -191,12 +198,35 @@ static const char *const phase_name[NPHASE] = {
 struct result {
 	double t[NPHASE][MAX_RUNS];
 	double cpu[NPHASE][MAX_RUNS];
-	lk_u64 payload, image, zsize, kit;
+	double ratio[MAX_RUNS], cpu_ratio[MAX_RUNS]; /* per run: relink / gunzip */
+	lk_u64 payload, image, zsize, kit, gz, gz_out;
 	lk_u32 nreloc, nobj;
 	lk_size core_peak;
 };
 
 static double wall0, cpu0;
+
+/* The gzip file of the third argument and libdeflate's output buffer. */
+static unsigned char *gz, *gz_out;
+static size_t gz_size, gz_out_size;
+#ifdef BENCH_LIBDEFLATE
+static struct libdeflate_decompressor *gz_dec;
+#endif
+
+/* libdeflate's whole-buffer gzip decompression of GZ (not a stream API:
+ * the fastest way it has), into a warm buffer; 0 when not built in. */
+static int gunzip(void)
+{
+#ifdef BENCH_LIBDEFLATE
+	size_t n = 0;
+
+	return libdeflate_gzip_decompress(gz_dec, gz, gz_size, gz_out, gz_out_size, &n) !=
+		       LIBDEFLATE_SUCCESS ||
+	       n != gz_out_size;
+#else
+	return 0;
+#endif
+}
 
 static void start(void)
 {
@@ -268,6 +298,19 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 		r->nobj = h->objects.count;
 	}
 	lk_link_close(L);
+	/* Right after the relink, so both see the same minute of the machine. */
+	if (gz_out) {
+		start();
+		rc = rc ? rc : gunzip();
+		stop(r, P_GUNZIP, run);
+		r->ratio[run] = (r->t[P_VERIFY][run] + r->t[P_INFLATE][run] + r->t[P_PARSE][run] +
+				 r->t[P_PLACE][run] + r->t[P_WRITE][run]) /
+				r->t[P_GUNZIP][run];
+		r->cpu_ratio[run] = (r->cpu[P_VERIFY][run] + r->cpu[P_INFLATE][run] +
+				     r->cpu[P_PARSE][run] + r->cpu[P_PLACE][run] +
+				     r->cpu[P_WRITE][run]) /
+				    r->cpu[P_GUNZIP][run];
+	}
 	/* verify with the portable SHA-256, for comparison with SHA-NI. */
 	lk_sha256_select(LK_SHA256_PORTABLE);
 	start();
@@ -307,7 +350,10 @@ static void report(struct result *r, int runs)
 	bytes[P_WRITE] = bytes[P_MEMCPY] = bytes[P_FILL] = r->image;
 	bytes[P_RELOC] = r->image;
 	bytes[P_VERIFY_PORT] = r->kit;
+	bytes[P_GUNZIP] = r->gz_out;
 	for (p = 0; p < NPHASE; p++) {
+		if (p == P_GUNZIP && !gz_out)
+			continue;
 		med[p] = median(r->t[p], runs);
 		cpu[p] = median(r->cpu[p], runs);
 		printf("phase %s %.3f ms %.1f MB/s cpu %.3f ms\n", phase_name[p],
@@ -332,6 +378,17 @@ static void report(struct result *r, int runs)
 	printf("link_over_memcpy %.2f\n", med[P_MEMCPY] > 0 ? link / med[P_MEMCPY] : 0);
 	printf("inflate_over_zlib %.2f\n", med[P_ZLIB] > 0 ? med[P_INFLATE] / med[P_ZLIB] : 0);
 	printf("core_peak_bytes %llu\n", (unsigned long long)r->core_peak);
+	if (gz_out) {
+		/* Paired per run: each run's relink over its own gunzip. */
+		printf("gz_bytes %llu\n", (unsigned long long)r->gz);
+		printf("gunzip_out_bytes %llu\n", (unsigned long long)r->gz_out);
+		printf("kit_over_gz %.3f\n", r->gz ? (double)r->kit / r->gz : 0);
+		printf("relink_over_gunzip_median %.3f\n", median(r->ratio, runs));
+		qsort(r->ratio, runs, sizeof(double), cmp_double);
+		printf("relink_over_gunzip_min %.3f\n", r->ratio[0]);
+		printf("relink_over_gunzip_max %.3f\n", r->ratio[runs - 1]);
+		printf("relink_over_gunzip_cpu_median %.3f\n", median(r->cpu_ratio, runs));
+	}
 	/* What a stage holds at its peak: kit file, payload, image and the
 	 * core's own tables. */
 	printf("stage_peak_bytes %llu\n",
@@ -348,10 +405,31 @@ int main(int argc, char **argv)
 	int runs = argc > 2 ? atoi(argv[2]) : 7, i;
 
 	if (argc < 2 || runs < 1 || runs > MAX_RUNS) {
-		fprintf(stderr, "usage: bench KIT [RUNS<=%d]\n", MAX_RUNS);
+		fprintf(stderr, "usage: bench KIT [RUNS<=%d [GZ]]\n", MAX_RUNS);
 		return 2;
 	}
 	huge_pages = !(getenv("BENCH_PAGES") && !strcmp(getenv("BENCH_PAGES"), "4k"));
+	if (argc > 3) {
+#ifdef BENCH_LIBDEFLATE
+		gz = read_file(argv[3], &gz_size);
+		/* ISIZE, the last 4 bytes: the output size mod 2^32. */
+		if (!gz || gz_size < 18 || !(gz_dec = libdeflate_alloc_decompressor())) {
+			fprintf(stderr, "bench: %s: cannot read\n", argv[3]);
+			return 1;
+		}
+		gz_out_size = gz[gz_size - 4] | gz[gz_size - 3] << 8 | gz[gz_size - 2] << 16 |
+			      (size_t)gz[gz_size - 1] << 24;
+		gz_out = big_alloc(gz_out_size);
+		if (!gz_out)
+			return 1;
+		touch(gz_out, gz_out_size);
+		r.gz = gz_size;
+		r.gz_out = gz_out_size;
+#else
+		fprintf(stderr, "bench: built without libdeflate (bench/deps.sh): %s not timed\n",
+			argv[3]);
+#endif
+	}
 	arena = big_alloc(ARENA_BYTES);
 	if (arena)
 		touch(arena, ARENA_BYTES);
@@ -374,5 +452,7 @@ int main(int argc, char **argv)
 	report(&r, runs);
 	big_free(kit, kn);
 	big_free(arena, ARENA_BYTES);
+	big_free(gz, gz_size);
+	big_free(gz_out, gz_out_size);
 	return 0;
 }

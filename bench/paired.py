@@ -23,8 +23,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'test', 'diff'))
-from ldtime import ld_once, seed_hex  # noqa: E402
-from seeds import first_line, layout_objects  # noqa: E402
+import ldtime  # noqa: E402
+from ldtime import ld_once, order_objects, seed_hex  # noqa: E402
+from seeds import first_line  # noqa: E402
 
 
 def relink_once(bench, kit, runs):
@@ -49,7 +50,8 @@ def main():
         print('error paired: ROUNDS and RUNS must be at least 1')
         return
     os.makedirs(w, exist_ok=True)
-    kelf, objs = layout_objects(lk, kit, seed_hex(1), policy, objdir, w)
+    ldtime.OBSD_DIR = objdir  # BENCH_LD_MODE=openbsd: ld.lld runs there
+    kelf, objs = order_objects(lk, kit, seed_hex(1), policy, objdir, w)
     if kelf is None:
         print(f'error paired: {objs}')
         return
