@@ -22,6 +22,7 @@ include tools/mkimage.mk
 include test/qemu/rules.mk
 include test/corpora/rules.mk
 include test/obsd/rules.mk
+include test/obsd/lld-real.mk
 include bench/rules.mk
 include fuzz/rules.mk
 
