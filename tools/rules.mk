@@ -44,3 +44,10 @@ $(B)/tools/test-sign: tools/test-sign.sh $(LINKKIT_CLI) $(B)/demo/fallback.elf
 	@mkdir -p $(@D)
 	printf '#!/bin/sh\nexec %s/tools/test-sign.sh %s\n' $(CURDIR) $(abspath $(B)) >$@
 	chmod +x $@
+
+# tools/xxhash64.c against xxhsum's values.
+ALL += $(B)/tools/test-xxhash64
+TESTS += $(B)/tools/test-xxhash64
+$(B)/tools/test-xxhash64: tools/test_xxhash64.c tools/xxhash64.c tools/xxhash64.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(ASAN_FLAGS) -I tools tools/test_xxhash64.c tools/xxhash64.c -o $@

@@ -821,6 +821,148 @@ static void test_merge(void)
 	free(b);
 }
 
+/*
+ * LK_PAYLOAD_F_LLD_MERGE: ld.lld's layout. Group 0 (strings, chunks
+ * aligned 4 and 2: the group takes 4) has padded pieces, so its shard
+ * bases follow the order; group 1 (8-byte entries, aligned 8) is fixed.
+ * Expected offsets are worked out by hand from lld's rules: shards in
+ * order, each non-empty one aligned, first occurrence within a shard,
+ * every piece aligned, all of a group at its first chunk.
+ */
+static void mlld_class(struct pb *b, const char *s, lk_u32 size, lk_u32 shard)
+{
+	struct lk_merge_class *c = &b->mc[b->nmc++];
+
+	c->data_off = b->ndata;
+	c->size = size;
+	c->shard = shard;
+	memcpy(b->data + b->ndata, s, size);
+	b->ndata += size;
+}
+
+static struct pb *mlld_fixture(lk_u32 *cp, lk_u32 *cq, lk_u32 *cp2, lk_u32 *cq2,
+			       lk_u32 *op, lk_u32 *oq)
+{
+	struct pb *b = pb_new();
+	lk_u32 ot, tx, ro, ct, y[4];
+	/* p.o: bar foo | A B C; q.o: hello foo x | C B */
+	static const lk_u32 refs[] = { 1, 0, 2, 0, 3, 4, 5, 6, 6, 5 };
+
+	*op = pb_obj(b, "p.o", 0, 0), *oq = pb_obj(b, "q.o", 0, 0);
+	ot = pb_obj(b, "t.o", 1, 0);
+	tx = pb_outsec(b, ".text", LK_SHT_PROGBITS, X_TEXT, 8);
+	ro = pb_outsec(b, ".rodata", LK_SHT_PROGBITS, LK_SHF_ALLOC, 1);
+	pb_slot(b, tx, 0);
+	ct = pb_chunk(b, ot, ".text", 32, 8, 0, 0);
+	pb_slot(b, ro, 0);
+	*cp = pb_chunk(b, *op, ".rodata.str1.4", 0, 4, LK_CHUNK_MERGE, 0);
+	*cp2 = pb_chunk(b, *op, ".rodata.cst8", 0, 8, LK_CHUNK_MERGE, 0);
+	*cq = pb_chunk(b, *oq, ".rodata.str1.2", 0, 2, LK_CHUNK_MERGE, 0);
+	*cq2 = pb_chunk(b, *oq, ".rodata.cst8", 0, 8, LK_CHUNK_MERGE, 0);
+	b->hdr.flags = LK_PAYLOAD_F_LLD_MERGE;
+	mlld_class(b, "foo", 4, 3);
+	mlld_class(b, "bar", 4, 1);
+	mlld_class(b, "hello", 6, 3);
+	mlld_class(b, "x", 2, 0);
+	mlld_class(b, "AAAAAAAA", 8, 5);
+	mlld_class(b, "BBBBBBBB", 8, 2);
+	mlld_class(b, "CCCCCCCC", 8, 5);
+	b->mg[0] = (struct lk_merge_group){ 16, 0, 4 };
+	b->mg[1] = (struct lk_merge_group){ 24, 4, 3 };
+	b->nmg = 2;
+	b->chunk[*cq].mgroup = 0, b->chunk[*cp2].mgroup = 1;
+	b->chunk[*cq2].mgroup = 1;
+	memcpy(b->mref, refs, sizeof(refs));
+	b->nmref = 10;
+	b->chunk[*cp].mref_first = 0, b->chunk[*cp].mref_count = 2;
+	b->chunk[*cq].mref_first = 2, b->chunk[*cq].mref_count = 3;
+	b->chunk[*cp2].mref_first = 5, b->chunk[*cp2].mref_count = 3;
+	b->chunk[*cq2].mref_first = 8, b->chunk[*cq2].mref_count = 2;
+	y[0] = pb_sym(b, "s_foo", LK_SYM_MERGE, 0, 0);
+	y[1] = pb_sym(b, "s_llo", LK_SYM_MERGE, 2, 2);
+	y[2] = pb_sym(b, "s_c", LK_SYM_MERGE, 6, 0);
+	y[3] = pb_sym(b, "s_x", LK_SYM_MERGE, 3, 0);
+	b->hdr.entry_sym = pb_sym(b, "entry", LK_SYM_CHUNK, ct, 0);
+	for (int i = 0; i < 4; i++)
+		pb_reloc(b, ct, 8 * i, LK_R_X86_64_64, y[i], 0);
+	pb_op(b, LK_E_CONST, 0, 0, 0x400000);
+	pb_op(b, LK_S_SECTION, LK_SEC_VMA, tx, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_S_SECTION, 0, ro, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	return b;
+}
+
+static void test_merge_lld(void)
+{
+	lk_u32 cp, cq, cp2, cq2, op, oq, tx = 0, ro = 1;
+	struct pb *b = mlld_fixture(&cp, &cq, &cp2, &cq2, &op, &oq);
+	int seen[2] = { 0, 0 }, ok = 1;
+	struct linked k;
+
+	tlog_reset();
+	for (lk_u32 s = 0; s < 40 && ok; s++) {
+		do_link(b, s, &k);
+		if (k.rc) {
+			ok = 0;
+			break;
+		}
+		int p = k.L->obj_pos[op] < k.L->obj_pos[oq];
+		lk_u32 g0 = p ? cp : cq, g1 = p ? cp2 : cq2;
+		lk_u64 base = k.L->os[ro].vma, v0 = k.L->chunk_vma[g0];
+		lk_u8 *text = at_vma(&k, tx, 0x400000), *r;
+		/* p first: x@0 | bar@4 | foo@8 hello@12 (18 bytes);
+		 * q first: x@0 | bar@4 | hello@8 foo@16 (20 bytes). */
+		lk_u64 foo = p ? 8 : 16, hello = p ? 12 : 8, size = p ? 18 : 20;
+		/* B@0 | A, C in first-occurrence order from 8. */
+		lk_u64 c = p ? 16 : 8;
+
+		ok &= k.L->chunk_size[g0] == size && k.L->chunk_size[g1] == 24;
+		ok &= k.L->chunk_size[p ? cq : cp] == 0 &&
+		      k.L->chunk_size[p ? cq2 : cp2] == 0;
+		ok &= v0 == base && k.L->chunk_vma[g1] == lk_align_up(base + size, 8);
+		ok &= rd64(text) == v0 + foo && rd64(text + 8) == v0 + hello + 2 &&
+		      rd64(text + 16) == k.L->chunk_vma[g1] + c &&
+		      rd64(text + 24) == v0;
+		r = at_vma(&k, ro, v0);
+		ok &= !memcmp(r, "x\0\0\0bar", 8) && !strcmp((char *)r + foo, "foo") &&
+		      !strcmp((char *)r + hello, "hello") &&
+		      (p || !memcmp(r + 14, "\0\0", 2));
+		r = at_vma(&k, ro, k.L->chunk_vma[g1]);
+		ok &= !memcmp(r, "BBBBBBBB", 8) && !memcmp(r + c, "CCCCCCCC", 8) &&
+		      !memcmp(r + (p ? 8 : 16), "AAAAAAAA", 8);
+		seen[p] = 1;
+		unlink_(&k);
+	}
+	CHECK("merge_lld_links", ok, "rc %d: %s", k.rc, tlog[0]);
+	CHECK("merge_lld_both_orders", seen[0] && seen[1], "orders %d %d",
+	      seen[0], seen[1]);
+	b->mc[1].shard = LK_MERGE_SHARDS;
+	tlog_reset();
+	do_link(b, 1, &k);
+	CHECK("merge_lld_bad_shard", k.rc == LK_ERR_FORMAT &&
+	      tlog_has("merge class 1: shard 32 out of range"), "rc %d: %s",
+	      k.rc, tlog[0]);
+	unlink_(&k);
+	b->mc[1].shard = 1;
+	b->hdr.flags = 0;
+	tlog_reset();
+	do_link(b, 1, &k);
+	CHECK("merge_bfd_no_shards", k.rc == LK_ERR_FORMAT &&
+	      tlog_has("merge class 0: shard 3 out of range"), "rc %d: %s",
+	      k.rc, tlog[0]);
+	unlink_(&k);
+	b->hdr.flags = 2;
+	tlog_reset();
+	do_link(b, 1, &k);
+	CHECK("payload_unknown_flags", k.rc == LK_ERR_FORMAT &&
+	      tlog_has("unknown payload flags 0x2"), "rc %d: %s", k.rc, tlog[0]);
+	unlink_(&k);
+	free(b);
+}
+
 /* One chunk at 0x1000 with relocations against absolute symbols. */
 struct rcase {
 	lk_u32 type;
@@ -1865,6 +2007,7 @@ int main(int argc, char **argv)
 	discard_case("empty_section_discarded", 0, 0);
 	discard_case("empty_section_with_symbol_discarded", 1, 1);
 	test_merge();
+	test_merge_lld();
 	test_reloc_types();
 	test_reloc_cap_and_undefined();
 	test_reloc_unnamed();
