@@ -34,7 +34,8 @@ deps:
 deps-ok: deps
 
 test: deps-ok $(ALL) $(TESTS)
-	@TEST_LOG_DIR=$(B)/test-logs test/run-tests $(TESTS)
+	@TEST_LOG_DIR=$(B)/test-logs TEST_NOTES="$$(test/run-i386 --describe $(I386_MODE))" \
+	  test/run-tests $(TESTS)
 
 # Boots the demo image in QEMU, serial console here (FIRMWARE=bios: SeaBIOS).
 run: deps-ok $(ALL)

@@ -25,6 +25,7 @@ $(B)/test/unit/freestanding-check: test/unit/freestanding-check.sh $(LINKKIT_FS3
 	  echo 'exec $(CURDIR)/test/unit/freestanding-check.sh fs32 $(abspath $(LINKKIT_FS32_OBJS)) -- fs64 $(abspath $(LINKKIT_FS64_OBJS))'; } >$@
 	chmod +x $@
 
+include test/i386/rules.mk
 include test/ldscript/rules.mk
 include test/link/rules.mk
 include test/diff/rules.mk
@@ -39,10 +40,13 @@ $(B)/test/unit/gen_i386_vectors: test/unit/gen_i386_vectors.c test/unit/tap.h $(
 $(B)/test/unit/i386-vectors.bin: $(B)/test/unit/gen_i386_vectors
 	$< $@
 
-$(B)/test/unit/test_i386_core: test/unit/i386_core.c $(I386_CORE:%=$(B)/linkkit/fs32/%.o) $(B)/test/unit/i386-vectors.bin
+# Run through test/run-i386 (natively or under qemu-i386).
+$(B)/test/unit/test_i386_core.elf: test/unit/i386_core.c $(I386_CORE:%=$(B)/linkkit/fs32/%.o) $(B)/test/unit/i386-vectors.bin
 	$(CC) -m32 -no-pie $(HOST_CFLAGS) -I linkkit \
 	  -DVECTORS='"$(abspath $(B)/test/unit/i386-vectors.bin)"' \
 	  $< $(I386_CORE:%=$(B)/linkkit/fs32/%.o) -o $@
+$(B)/test/unit/test_i386_core: $(B)/test/unit/test_i386_core.elf test/run-i386 | $(I386_MODE)
+	$(call i386_wrapper,$<)
 
 ALL += $(B)/test/unit/test_i386_core
 TESTS += $(B)/test/unit/test_i386_core

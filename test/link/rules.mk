@@ -42,9 +42,12 @@ ALL += $(B)/test/link/diff_demo
 # pointers. No 32-bit zlib here, so kits use stored DEFLATE blocks.
 LINK_TEST32_SRCS := $(addprefix linkkit/,$(addsuffix .c,$(LINK_TEST_CORE))) \
   test/link/link_test.c test/link/pb.c test/link/kit_stored.c
-$(B)/test/link/link_test32: $(LINK_TEST32_SRCS) $(wildcard linkkit/*.h) test/link/pb.h
+# Run through test/run-i386 (natively or under qemu-i386).
+$(B)/test/link/link_test32.elf: $(LINK_TEST32_SRCS) $(wildcard linkkit/*.h) test/link/pb.h
 	@mkdir -p $(@D)
 	$(CC) -m32 $(LINK_TEST_CFLAGS) -o $@ $(LINK_TEST32_SRCS)
+$(B)/test/link/link_test32: $(B)/test/link/link_test32.elf test/run-i386 | $(I386_MODE)
+	$(call i386_wrapper,$<)
 TESTS += $(B)/test/link/link_test32
 
 # Mutations of the demo kernel's real payload.
