@@ -1,5 +1,5 @@
 /*
- * On-disk link kit format: kit version 1, payload version 2.
+ * On-disk link kit format: kit version 1, payload version 3.
  * Little-endian throughout.
  * docs/kit-format.md is the user-facing description; keep both in step.
  *
@@ -35,13 +35,36 @@ struct lk_kit_header {
 	lk_u16 version;     /* LK_KIT_VERSION */
 	lk_u16 header_size; /* sizeof(struct lk_kit_header) == 64 */
 	lk_u32 flags;       /* LK_KIT_F_* */
-	lk_u64 payload_zsize; /* bytes of the zlib stream after the header */
+	lk_u64 payload_zsize; /* bytes of the zlib stream after the header
+				 (and of the segment index, LK_KIT_F_SEGMENTS) */
 	lk_u64 payload_size;  /* bytes once inflated */
-	lk_u8 payload_sha256[32]; /* SHA-256 of the zlib stream bytes */
+	lk_u8 payload_sha256[32]; /* SHA-256 of the payload_zsize bytes */
 };
 _Static_assert(sizeof(struct lk_kit_header) == 64, "kit header size");
 
 #define LK_KIT_F_SIGNED 0x1u /* a signature trailer follows the stream */
+/*
+ * LK_KIT_F_SEGMENTS: the zlib stream was cut into segments that inflate
+ * independently (zlib's full flush: each segment but the last ends with an
+ * empty stored block and none refers back before its start), so several
+ * processors can inflate one each. It is still one valid zlib stream: a
+ * stage may ignore the index and inflate it whole. The index follows the
+ * stream inside the payload_zsize bytes (so the header's SHA-256, and a
+ * signature over the header, cover it): `count` lk_kit_segment records,
+ * for segments 1..count (segment 0 starts at stream byte 2, payload byte
+ * 0), then an lk_kit_segtail. Offsets strictly increase; a segment's
+ * decoding must end exactly where the next one starts (lk_inflate_part).
+ */
+#define LK_KIT_F_SEGMENTS 0x2u
+#define LK_KIT_MAX_SEGMENTS 64 /* counting segment 0 */
+struct lk_kit_segment {
+	lk_u64 zoff; /* offset in the zlib stream of its first block */
+	lk_u64 off;  /* offset in the payload of its first byte */
+};
+struct lk_kit_segtail {
+	lk_u32 count;    /* lk_kit_segment records before this (segments - 1) */
+	lk_u32 reserved; /* 0 */
+};
 
 /* A table: `count` records of the table's record type at byte `off`. */
 struct lk_table {
