@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # TSC cycles per boot phase of the UEFI and BIOS stages inside QEMU (TCG):
+# the demo image, then (when its corpus is there) the real OpenBSD kernel.
 # boots a copy of the demo image with verbose = 1 under each firmware and
 # prints the stages' `relinkboot: phase NAME N cycles` lines as a table.
 # TCG's TSC is virtual: compare runs with each other, not with hardware.
@@ -8,13 +9,14 @@ set -u
 B=${1:-build}
 W=$B/bench/work/qemu
 mkdir -p "$W"
+demo() {
 if [ ! -e "$B/image/disk.img" ]; then
 	echo "qemu phases: skipped: $B/image/disk.img not built"
-	exit 0
+	return
 fi
 sed 's/^verbose = .*/verbose = 1/' test/qemu/relink.cfg >"$W/relink.cfg"
 cp "$B/image/disk.img" "$W/disk.img"
-tools/mkimage.sh put "$W/disk.img" '\EFI\BOOT\RELINK.CFG' "$W/relink.cfg" >/dev/null || exit 1
+tools/mkimage.sh put "$W/disk.img" '\EFI\BOOT\RELINK.CFG' "$W/relink.cfg" >/dev/null || return
 echo
 echo "### Boot stages, demo kit, TSC cycles per phase (QEMU TCG, verbose = 1)"
 echo
@@ -25,5 +27,37 @@ for fw in uefi bios; do
 	echo "| $fw phase | cycles |"
 	echo "|---|---:|"
 	tr -d '\r' <"$W/$fw.log" | sed -n 's/.*relinkboot: phase \([a-z0-9_-]*\) \([0-9]*\) cycles.*/| \1 | \2 |/p'
+	echo
+done
+}
+demo
+
+# The real OpenBSD GENERIC kernel (issue 16), when its corpus is unpacked:
+# its kit and ld.lld's link as fallback, as test/obsd/test-real.sh boots
+# them, up to the kernel's `root device:` prompt (no root disk).
+R=$B/obsd-real
+if [ "$(cat "$R/kit.done" 2>/dev/null)" != ok ]; then
+	echo "qemu phases, real OpenBSD kernel: skipped: no corpus ($R/kit.done)"
+	exit 0
+fi
+sed 's/^verbose = .*/verbose = 1/' test/obsd/relink.cfg >"$W/obsd.cfg"
+if ! tools/mkimage.sh create -o "$W/obsd.img" --efi "$B/efi/BOOTX64.EFI" \
+	--kit "$R/bsd.kit" --fallback "$R/bsd.lld" --cfg "$W/obsd.cfg" \
+	--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" >/dev/null; then
+	echo "qemu phases, real OpenBSD kernel: image failed"
+	exit 0
+fi
+echo "### Boot stages, real OpenBSD 7.3 GENERIC kit, TSC cycles per phase (QEMU TCG, -cpu max, 1 GiB, verbose = 1)"
+echo
+for fw in uefi bios; do
+	test/qemu/boot.sh -f $fw --rng --copy --cpu max --mem 1024 -t 300 \
+		--until 'root device:|panic:|uvm_fault|relinkboot: fallback' \
+		-l "$W/obsd-$fw.log" "$W/obsd.img" >"$W/obsd-$fw.result" 2>&1
+	echo "$fw: $(head -1 "$W/obsd-$fw.result"); kernel reached 'root device:':" \
+		"$(tr -d '\r' <"$W/obsd-$fw.log" | grep -q 'root device:' && echo yes || echo no)"
+	echo
+	echo "| $fw phase | cycles |"
+	echo "|---|---:|"
+	tr -d '\r' <"$W/obsd-$fw.log" | sed -n 's/.*relinkboot: phase \([a-z0-9_-]*\) \([0-9]*\) cycles.*/| \1 | \2 |/p'
 	echo
 done
