@@ -10,7 +10,7 @@ BENCH_LIBDEFLATE := $(if $(wildcard /usr/include/libdeflate.h),-DBENCH_LIBDEFLAT
 $(B)/bench/bench: bench/bench.c $(BENCH_CORE_OBJS) $(LINKKIT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(BENCH_LIBDEFLATE) -no-pie -fno-pie -I linkkit -o $@ bench/bench.c \
-	  $(BENCH_CORE_OBJS) -lz $(if $(BENCH_LIBDEFLATE),-ldeflate)
+	  $(BENCH_CORE_OBJS) -lz $(if $(BENCH_LIBDEFLATE),-ldeflate) -lpthread
 ALL += $(B)/bench/bench
 
 $(B)/bench/run-bench: bench/run.sh $(OBSD_REAL)/kit.done

@@ -4,7 +4,8 @@
  * at the first check, so unless the input's first byte is odd the harness
  * rewrites the header hash to match the stream (when the sizes let it):
  * that fuzzes everything behind the hash while odd inputs still fuzz the
- * hash check itself.
+ * hash check itself. Bit 1 of the first byte inflates a segmented kit
+ * (LK_KIT_F_SEGMENTS) segment by segment instead of as one stream.
  */
 #include "fz_host.h"
 
@@ -41,9 +42,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	payload = malloc(kit.payload_size);
 	if (payload) {
-		if (lk_kit_inflate(&fz_host, &kit, "fuzz.kit", payload,
-				   kit.payload_size) == LK_OK)
+		/* A segmented kit: every segment on its own, last first (as
+		 * processors finishing in any order would), then the check. */
+		if (kit.nseg > 1 && (data[0] & 2)) {
+			lk_u32 adler[LK_KIT_MAX_SEGMENTS], i;
+			int bad = 0;
+
+			for (i = kit.nseg; i-- > 0;)
+				bad |= lk_kit_inflate_segment(&kit, i, payload,
+							      kit.payload_size,
+							      &adler[i]) != LK_OK;
+			if (!bad && lk_kit_inflate_check(&fz_host, &kit, "fuzz.kit",
+							 adler) == LK_OK)
+				fz_link_payload(payload, kit.payload_size, data[0]);
+		} else if (lk_kit_inflate(&fz_host, &kit, "fuzz.kit", payload,
+					  kit.payload_size) == LK_OK) {
 			fz_link_payload(payload, kit.payload_size, data[0]);
+		}
 		free(payload);
 	}
 out:

@@ -87,6 +87,8 @@ struct lk_inf {
 	unsigned bc;  /* valid bits in bb (zero padding included) */
 	unsigned pad; /* zero bytes fed after the end of the input */
 	int tables;   /* which code is in lit/dist: 0 none, 1 fixed, 2 dyn */
+	int part;     /* lk_inflate_part: input may end after a stored block */
+	int cut;      /* ... and it did (no final block seen) */
 	lk_u32 lit[LK_LCAP];
 	lk_u32 dist[LK_DCAP];
 	lk_u8 lens[288 + 32];
@@ -648,6 +650,12 @@ static int lk_blocks(struct lk_inf *s)
 			r = lk_codes(s);
 		if (r != LK_I_OK)
 			return r;
+		/* A stored block ends byte-aligned with an empty bit buffer:
+		 * the only place a segment of a split stream may end. */
+		if (s->part && type == 0 && !final && s->in == s->in_end) {
+			s->cut = 1;
+			return LK_I_OK;
+		}
 	} while (!final);
 	return lk_align(s);
 }
@@ -674,6 +682,8 @@ static void lk_inf_start(struct lk_inf *s, const void *src, lk_size src_len,
 	s->bc = 0;
 	s->pad = 0;
 	s->tables = 0;
+	s->part = 0;
+	s->cut = 0;
 }
 
 int lk_inflate_raw(const void *src, lk_size src_len, void *dst, lk_size dst_len,
@@ -689,6 +699,30 @@ int lk_inflate_raw(const void *src, lk_size src_len, void *dst, lk_size dst_len,
 	if (src_used)
 		*src_used = (lk_size)(s.in - (const lk_u8 *)src);
 	return r == LK_I_OK ? LK_OK : LK_ERR_INFLATE;
+}
+
+/*
+ * One segment of a stream split at byte-aligned block boundaries (kit
+ * segments, kit_format.h): exactly dst_len bytes, no match reaching before
+ * dst, and src_len bytes exactly, ending either after a non-final stored
+ * block (last == 0: the next segment starts there) or with the final block
+ * (last != 0). Decoded so, the segments give the very bytes one decoder of
+ * the whole stream gives: each starts in the state the previous one left
+ * (byte-aligned, empty bit buffer) and needed none of the earlier output.
+ */
+int lk_inflate_part(const void *src, lk_size src_len, void *dst,
+		    lk_size dst_len, int last)
+{
+	struct lk_inf s;
+	int r;
+
+	lk_inf_start(&s, src, src_len, dst, dst_len);
+	s.part = 1;
+	r = lk_blocks(&s);
+	if (r != LK_I_OK || s.cut == !!last || s.in != s.in_end ||
+	    s.out != s.out_end)
+		return LK_ERR_INFLATE;
+	return LK_OK;
 }
 
 /*

@@ -14,6 +14,51 @@ static int lk_kit_fail(const struct lk_host *h, const char *name,
 	return status;
 }
 
+static lk_u64 lk_get64(const lk_u8 *p)
+{
+	lk_u64 v;
+
+	lk_memcpy(&v, p, 8); /* unaligned, little-endian like the host */
+	return v;
+}
+
+/*
+ * The segment index at the end of the hashed bytes (kit_format.h). On
+ * success out->zsize is the stream's own length. Every offset is checked
+ * here, so lk_kit_inflate_segment only adds and subtracts them.
+ */
+static const char *lk_kit_segments(struct lk_kit *out, const lk_u8 *z,
+				   lk_u64 zsize, lk_u64 psize)
+{
+	struct lk_kit_segtail t;
+	lk_u64 idx, zlen, pz = 2, po = 0, zo, o;
+	lk_u32 i;
+
+	if (zsize < sizeof(t))
+		return "segment index truncated";
+	lk_memcpy(&t, z + zsize - sizeof(t), sizeof(t));
+	if (t.count == 0 || t.count >= LK_KIT_MAX_SEGMENTS || t.reserved)
+		return "bad segment count";
+	idx = (lk_u64)t.count * sizeof(struct lk_kit_segment) + sizeof(t);
+	/* zlib header, at least one byte of blocks, Adler-32. */
+	if (idx > zsize || zsize - idx < 7)
+		return "segment index truncated";
+	zlen = zsize - idx;
+	for (i = 0; i < t.count; i++) {
+		zo = lk_get64(z + zlen + (lk_u64)i * 16);
+		o = lk_get64(z + zlen + (lk_u64)i * 16 + 8);
+		/* Each segment has input and output, the last one too. */
+		if (zo <= pz || zo >= zlen - 4 || o <= po || o >= psize)
+			return "bad segment offsets";
+		pz = zo;
+		po = o;
+	}
+	out->zsize = zlen;
+	out->nseg = t.count + 1;
+	out->seg = z + zlen;
+	return LK_NULL;
+}
+
 int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
 		const char *name, struct lk_kit *out)
 {
@@ -31,7 +76,7 @@ int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
 	if (hd.version != LK_KIT_VERSION || hd.header_size != sizeof(hd))
 		return lk_kit_fail(h, name, "unsupported kit version",
 				   LK_ERR_UNSUPPORTED);
-	if (hd.flags & ~LK_KIT_F_SIGNED)
+	if (hd.flags & ~(LK_KIT_F_SIGNED | LK_KIT_F_SEGMENTS))
 		return lk_kit_fail(h, name, "unknown kit flags",
 				   LK_ERR_UNSUPPORTED);
 	if (hd.payload_zsize > kit_size - sizeof(hd) ||
@@ -47,6 +92,16 @@ int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
 	out->zsize = hd.payload_zsize;
 	out->payload_size = hd.payload_size;
 	out->flags = hd.flags;
+	out->nseg = 1;
+	if (hd.flags & LK_KIT_F_SEGMENTS) {
+		const char *why = lk_kit_segments(out, out->zdata, out->zsize,
+						  out->payload_size);
+
+		if (why) {
+			lk_memset(out, 0, sizeof(*out));
+			return lk_kit_fail(h, name, why, LK_ERR_FORMAT);
+		}
+	}
 	return LK_OK;
 }
 
@@ -65,5 +120,76 @@ int lk_kit_inflate(const struct lk_host *h, const struct lk_kit *kit,
 	if (got != kit->payload_size)
 		return lk_kit_fail(h, name, "payload shorter than its header "
 				   "says", LK_ERR_INFLATE);
+	return LK_OK;
+}
+
+/* Segment i's bounds in the stream [*z0, *z1) and payload [*o0, *o1). */
+static void lk_kit_bounds(const struct lk_kit *kit, lk_u32 i, lk_u64 *z0,
+			  lk_u64 *z1, lk_u64 *o0, lk_u64 *o1)
+{
+	const lk_u8 *e = kit->seg + (lk_u64)i * 16; /* record i + 1 */
+
+	*z0 = i ? lk_get64(e - 16) : 2;
+	*o0 = i ? lk_get64(e - 8) : 0;
+	*z1 = i + 1 < kit->nseg ? lk_get64(e) : kit->zsize - 4;
+	*o1 = i + 1 < kit->nseg ? lk_get64(e + 8) : kit->payload_size;
+}
+
+int lk_kit_inflate_segment(const struct lk_kit *kit, lk_u32 i, void *dst,
+			   lk_u64 dst_size, lk_u32 *adler)
+{
+	const lk_u8 *z = kit->zdata;
+	lk_u8 *d = dst;
+	lk_u64 z0, z1, o0, o1;
+
+	*adler = 0;
+	if (i >= kit->nseg || dst_size < kit->payload_size)
+		return LK_ERR_RANGE;
+	/* The zlib header, as lk_inflate_zlib checks it. */
+	if (i == 0 && ((z[0] & 15) != 8 || (z[0] >> 4) > 7 || (z[1] & 0x20) ||
+		       ((unsigned)z[0] << 8 | z[1]) % 31 != 0))
+		return LK_ERR_INFLATE;
+	lk_kit_bounds(kit, i, &z0, &z1, &o0, &o1);
+	if (lk_inflate_part(z + z0, (lk_size)(z1 - z0), d + o0,
+			    (lk_size)(o1 - o0), i + 1 == kit->nseg) != LK_OK)
+		return LK_ERR_INFLATE;
+	/* While the segment is still in this processor's cache. */
+	*adler = lk_adler32(1, d + o0, (lk_size)(o1 - o0));
+	return LK_OK;
+}
+
+/* Adler-32 of A then B from theirs: s1 adds up (less the initial 1), and
+ * every one of B's n bytes adds A's byte sum to s2 once more. */
+static lk_u32 lk_adler32_join(lk_u32 a, lk_u32 b, lk_u64 n)
+{
+	const lk_u32 m = 65521;
+	lk_u32 a1 = a & 0xffff, b1 = b & 0xffff, s1, s2;
+	lk_u64 r;
+
+	/* lk_udivmod64: no libgcc 64-bit division in the i386 stage. */
+	lk_udivmod64(n, m, &r);
+	s1 = (a1 + b1 + m - 1) % m;
+	lk_udivmod64(((a >> 16) + (b >> 16)) % m + r * ((a1 + m - 1) % m), m,
+		     &r);
+	s2 = (lk_u32)r;
+	return s2 << 16 | s1;
+}
+
+int lk_kit_inflate_check(const struct lk_host *h, const struct lk_kit *kit,
+			 const char *name, const lk_u32 *adler)
+{
+	const lk_u8 *t = kit->zdata + kit->zsize - 4;
+	lk_u64 z0, z1, o0, o1;
+	lk_u32 a = adler[0], want, i;
+
+	for (i = 1; i < kit->nseg; i++) {
+		lk_kit_bounds(kit, i, &z0, &z1, &o0, &o1);
+		a = lk_adler32_join(a, adler[i], o1 - o0);
+	}
+	want = (lk_u32)t[0] << 24 | (lk_u32)t[1] << 16 | (lk_u32)t[2] << 8 |
+	       t[3];
+	if (a != want)
+		return lk_kit_fail(h, name, "corrupt compressed payload",
+				   LK_ERR_INFLATE);
 	return LK_OK;
 }

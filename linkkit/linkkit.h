@@ -143,6 +143,13 @@ int lk_inflate_zlib(const void *src, lk_size src_len, void *dst,
  * the stream occupied (whole bytes, the last one partly used). */
 int lk_inflate_raw(const void *src, lk_size src_len, void *dst,
 		   lk_size dst_len, lk_size *out_len, lk_size *src_used);
+/* One segment of a raw DEFLATE stream split at byte-aligned block
+ * boundaries: all of src_len, exactly dst_len bytes out, no match before
+ * dst; ends after a non-final stored block, or (last) with the final
+ * block. Same guarantees and stack as above; touches no shared state, so
+ * several processors may each inflate a segment at once. */
+int lk_inflate_part(const void *src, lk_size src_len, void *dst,
+		    lk_size dst_len, int last);
 
 /* ---- adler32.c ---- */
 /* The running Adler-32 `adler` (1 to start) updated with n bytes, as zlib's
@@ -152,9 +159,12 @@ lk_u32 lk_adler32(lk_u32 adler, const void *p, lk_size n);
 /* ---- kit.c: the outer kit file ---- */
 struct lk_kit {
 	const lk_u8 *zdata; /* the zlib stream inside the kit buffer */
-	lk_u64 zsize;
+	lk_u64 zsize;       /* of the stream alone (no segment index) */
 	lk_u64 payload_size;
 	lk_u32 flags;
+	lk_u32 nseg;        /* segments (1: not split) */
+	const lk_u8 *seg;   /* LK_KIT_F_SEGMENTS: nseg - 1 lk_kit_segment
+			       records (unaligned), checked by lk_kit_open */
 };
 /* Checks magic, version, sizes against kit_size, and the SHA-256.
  * `name` (e.g. the path) is used in error lines. */
@@ -163,6 +173,16 @@ int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
 /* Inflates into dst (payload_size bytes) and checks the produced size. */
 int lk_kit_inflate(const struct lk_host *h, const struct lk_kit *kit,
 		   const char *name, void *dst, lk_u64 dst_size);
+/* Segment i (< kit->nseg) of a split stream into its place in dst (the
+ * payload buffer, payload_size bytes), and the Adler-32 of those bytes in
+ * *adler. No logging, no allocation, no shared state: meant to run on
+ * several processors at once, each with its own segments. */
+int lk_kit_inflate_segment(const struct lk_kit *kit, lk_u32 i, void *dst,
+			   lk_u64 dst_size, lk_u32 *adler);
+/* After every segment succeeded: checks the Adler-32s (adler[i] of segment
+ * i) combined against the stream's. Errors are logged here. */
+int lk_kit_inflate_check(const struct lk_host *h, const struct lk_kit *kit,
+			 const char *name, const lk_u32 *adler);
 
 /* ---- link*.c: the per-boot link ---- */
 struct lk_link; /* opaque */
