@@ -312,14 +312,15 @@ int lk_elf_obsd_place(const struct lk_host *h, const void *elf, lk_u64 size,
 		      lk_u32 protocol, void *image)
 {
 	lk_u8 *p = image;
-	lk_u64 at = lk_up8(img->load_hi), need;
+	lk_u64 at = lk_up8(img->load_hi), need, end;
 
 	if (protocol != LK_PROTO_OPENBSD)
 		return LK_OK;
-	if (lk_elf_obsd_end(elf, size, img, protocol) > img->load_hi)
+	end = lk_elf_obsd_end(elf, size, img, protocol);
+	if (end > img->load_hi) /* the padding up to the block */
 		lk_memset(p + (img->load_hi - img->load_lo), 0,
 			  (lk_size)(at - img->load_hi));
+	/* Without a table (end == load_hi) this only prints the warning. */
 	return lk_elf_obsd_syms(h, elf, size, name, p + (at - img->load_lo),
-				lk_elf_obsd_end(elf, size, img, protocol) - at,
-				&need);
+				end > at ? end - at : 0, &need);
 }

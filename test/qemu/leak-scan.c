@@ -276,6 +276,7 @@ struct secrets {
 	/* The OpenBSD hand-over passes no ELF view: a copy is a leftover
 	 * (its symbol table is the layout). */
 	int view_secret;
+	lk_u32 protocol; /* the kit's */
 	/* --fails: where the stage's link failed (FAIL_WRITE: the default
 	 * of a --fallback boot, with its image written). */
 	int fails;
@@ -299,6 +300,8 @@ static void relink(struct secrets *S)
 		die("kit does not inflate");
 	if (lk_link_open(&host, S->payload, S->payload_len, "kit", &S->L))
 		die("payload does not open");
+	lk_link_info(S->L, &info); /* the protocol, known before the layout */
+	S->protocol = info.protocol;
 	lk_rng_init(&S->rng, S->seed, S->seed_len);
 	if (lk_link_layout(S->L, &S->rng)) {
 		if (S->fails != FAIL_PLACE)
@@ -352,9 +355,10 @@ static void load_fallback(struct secrets *S)
 		die("%s: not a loadable ELF", S->fb_path);
 	S->link_lo = S->load_lo;
 	S->link_hi = S->load_hi;
-	/* A fallback without a Multiboot2 header is booted as OpenBSD in
-	 * these tests: its range then ends past its symbol table. */
-	proto = img.protocol ? img.protocol : LK_PROTO_OPENBSD;
+	/* A fallback without a Multiboot2 header is booted with the
+	 * config's protocol, which in these tests is the kit's: as OpenBSD,
+	 * its range ends past its symbol table. */
+	proto = img.protocol ? img.protocol : S->protocol;
 	S->load_lo = img.load_lo;
 	S->load_hi = lk_elf_obsd_end(S->fb, S->fb_len, &img, proto);
 	S->entry_lma = img.entry_lma;
