@@ -51,10 +51,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (i = kit.nseg; i-- > 0;)
 				bad |= lk_kit_inflate_segment(&kit, i, payload,
 							      kit.payload_size,
-							      &adler[i]) != LK_OK;
-			if (!bad && lk_kit_inflate_check(&fz_host, &kit, "fuzz.kit",
-							 adler) == LK_OK)
-				fz_link_payload(payload, kit.payload_size, data[0]);
+							      &adler[i]) !=
+				       LK_OK;
+			if (!bad &&
+			    lk_kit_inflate_check(&fz_host, &kit, "fuzz.kit",
+						 adler) == LK_OK)
+				fz_link_payload(payload, kit.payload_size,
+						data[0]);
 		} else if (lk_kit_inflate(&fz_host, &kit, "fuzz.kit", payload,
 					  kit.payload_size) == LK_OK) {
 			fz_link_payload(payload, kit.payload_size, data[0]);

@@ -55,7 +55,8 @@ static int kb_cut_points(const uint8_t *p, size_t size, unsigned nseg,
 		return -1;
 	}
 	for (i = 0; i < steps; i++) {
-		size_t n = size - i * KB_STEP < KB_STEP ? size - i * KB_STEP : KB_STEP;
+		size_t n = size - i * KB_STEP < KB_STEP ? size - i * KB_STEP
+							: KB_STEP;
 
 		z.next_in = (Bytef *)(p + i * KB_STEP);
 		z.avail_in = (uInt)n;
@@ -72,7 +73,8 @@ static int kb_cut_points(const uint8_t *p, size_t size, unsigned nseg,
 			cut[k++] = at = i * KB_STEP;
 	/* Tiny payloads: evenly by bytes, strictly increasing. */
 	for (; k < nseg; k++)
-		cut[k] = at = at + 1 > size * k / nseg ? at + 1 : size * k / nseg;
+		cut[k] = at =
+			at + 1 > size * k / nseg ? at + 1 : size * k / nseg;
 	free(out);
 	return cut[nseg - 1] < size ? 0 : -1;
 }
@@ -102,7 +104,8 @@ static int kb_deflate_segments(const uint8_t *p, size_t size, unsigned nseg,
 		/* All of the input, all of the output: the buffer has room
 		 * for the worst case plus the flush markers. */
 		if ((flush == Z_FINISH && rc != Z_STREAM_END) ||
-		    (flush != Z_FINISH && (rc != Z_OK || z.avail_in || !z.avail_out)))
+		    (flush != Z_FINISH &&
+		     (rc != Z_OK || z.avail_in || !z.avail_out)))
 			rc = -1;
 		else
 			rc = 0;
@@ -116,7 +119,8 @@ static int kb_deflate_segments(const uint8_t *p, size_t size, unsigned nseg,
 	return rc;
 }
 
-int kb_wrap_kit(const uint8_t *payload, size_t size, uint8_t **kit, size_t *kit_size)
+int kb_wrap_kit(const uint8_t *payload, size_t size, uint8_t **kit,
+		size_t *kit_size)
 {
 	unsigned nseg = kb_seg_count(size);
 	size_t cut[LK_KIT_MAX_SEGMENTS] = { 0 };
@@ -133,12 +137,14 @@ int kb_wrap_kit(const uint8_t *payload, size_t size, uint8_t **kit, size_t *kit_
 		idx = (nseg - 1) * sizeof(seg[0]) + sizeof(tail);
 	out = kb_xcalloc(sizeof(h) + zlen + idx, 1);
 	if (nseg == 1) {
-		if (compress2(out + sizeof(h), &zlen, payload, size, 9) != Z_OK) {
+		if (compress2(out + sizeof(h), &zlen, payload, size, 9) !=
+		    Z_OK) {
 			free(out);
 			return -1;
 		}
 		zl = zlen;
-	} else if (kb_deflate_segments(payload, size, nseg, cut, out + sizeof(h), &zl, seg)) {
+	} else if (kb_deflate_segments(payload, size, nseg, cut,
+				       out + sizeof(h), &zl, seg)) {
 		free(out);
 		return -1;
 	}
@@ -151,7 +157,8 @@ int kb_wrap_kit(const uint8_t *payload, size_t size, uint8_t **kit, size_t *kit_
 		memcpy(out + sizeof(h) + zl, seg, (nseg - 1) * sizeof(seg[0]));
 		memset(&tail, 0, sizeof(tail));
 		tail.count = nseg - 1;
-		memcpy(out + sizeof(h) + zl + (nseg - 1) * sizeof(seg[0]), &tail, sizeof(tail));
+		memcpy(out + sizeof(h) + zl + (nseg - 1) * sizeof(seg[0]),
+		       &tail, sizeof(tail));
 		h.flags |= LK_KIT_F_SEGMENTS;
 	}
 	h.payload_zsize = zl + idx;

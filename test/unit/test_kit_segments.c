@@ -36,7 +36,8 @@ static void h_free(void *ctx, void *p, lk_size n)
 	free(p);
 }
 
-static const struct lk_host host = { NULL, h_alloc, h_free, quiet, NULL, LK_LOG_ERROR };
+static const struct lk_host host = { NULL,  h_alloc, h_free,
+				     quiet, NULL,    LK_LOG_ERROR };
 
 static unsigned char *gen(size_t n, int kind)
 {
@@ -45,7 +46,9 @@ static unsigned char *gen(size_t n, int kind)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t r = (uint32_t)tap_rand();
 
-		p[i] = kind == 0 ? (unsigned char)r : kind == 1 ? (unsigned char)(i / 97) : "relink kernel "[r % 14];
+		p[i] = kind == 0   ? (unsigned char)r
+		       : kind == 1 ? (unsigned char)(i / 97)
+				   : "relink kernel "[r % 14];
 	}
 	return p;
 }
@@ -75,7 +78,9 @@ static unsigned char *make_kit(const unsigned char *p, size_t n, unsigned nseg,
 		deflate(&z, i + 1 < nseg ? flush : Z_FINISH);
 		if (i + 1 < nseg) {
 			/* Z_NO_FLUSH: wherever the output happens to be. */
-			struct lk_kit_segment s = { z.total_out > 2 ? z.total_out : 3, end };
+			struct lk_kit_segment s = {
+				z.total_out > 2 ? z.total_out : 3, end
+			};
 
 			memcpy(k + cap - 8 - 16 * (nseg - 1) + 16 * i, &s, 16);
 		}
@@ -93,7 +98,8 @@ static unsigned char *make_kit(const unsigned char *p, size_t n, unsigned nseg,
 	h.payload_size = n;
 	memcpy(k, &h, 64);
 	*kn = 64 + h.payload_zsize;
-	lk_sha256(k + 64, h.payload_zsize, ((struct lk_kit_header *)k)->payload_sha256);
+	lk_sha256(k + 64, h.payload_zsize,
+		  ((struct lk_kit_header *)k)->payload_sha256);
 	return k;
 }
 
@@ -108,7 +114,8 @@ static void rehash(unsigned char *k)
 
 /* 0: every segment inflated (last first) and the check passed, with the
  * payload's bytes; 1: a segment or the check failed; 2: open failed. */
-static int inflate_all(const unsigned char *k, size_t kn, const unsigned char *want, size_t n)
+static int inflate_all(const unsigned char *k, size_t kn,
+		       const unsigned char *want, size_t n)
 {
 	struct lk_kit kit;
 	lk_u32 adler[LK_KIT_MAX_SEGMENTS];
@@ -119,7 +126,8 @@ static int inflate_all(const unsigned char *k, size_t kn, const unsigned char *w
 		return 2;
 	d = malloc(n);
 	for (lk_u32 i = kit.nseg; i-- > 0;)
-		bad |= lk_kit_inflate_segment(&kit, i, d, n, &adler[i]) != LK_OK;
+		bad |= lk_kit_inflate_segment(&kit, i, d, n, &adler[i]) !=
+		       LK_OK;
 	if (!bad)
 		bad = lk_kit_inflate_check(&host, &kit, "t", adler) != LK_OK;
 	if (!bad && memcmp(d, want, n) != 0)
@@ -163,21 +171,25 @@ static void one(size_t n, unsigned nseg, int kind)
 		v++, memcpy(k + at + 8, &v, 8), rehash(k);
 		r3 = inflate_all(k, kn, p, n);
 		v--, memcpy(k + at + 8, &v, 8), rehash(k);
-		if (!why && (!r1 || !r2 || !r3 || r1 == 3 || r2 == 3 || r3 == 3))
+		if (!why &&
+		    (!r1 || !r2 || !r3 || r1 == 3 || r2 == 3 || r3 == 3))
 			why = "a cut moved by one byte was accepted";
 	}
-	/* A wrong Adler-32 in the stream: every segment inflates, the check fails. */
+	/* A wrong Adler-32 in the stream: every segment inflates, the check
+	 * fails. */
 	k[kn - 8 - 16 * (nseg - 1) - 1] ^= 1;
 	rehash(k);
 	if (!why && inflate_all(k, kn, p, n) != 1)
-		why = "an Adler-32 mismatch was not caught by lk_kit_inflate_check";
+		why = "an Adler-32 mismatch was not caught by "
+		      "lk_kit_inflate_check";
 	free(k);
 	/* The same cuts in a stream that was not flushed there. */
 	if (nseg > 1) {
 		k = make_kit(p, n, nseg, cut, Z_NO_FLUSH, &kn);
 		r = inflate_all(k, kn, p, n);
 		if (!why && (r == 0 || r == 3))
-			why = "cuts where the stream was not flushed were accepted";
+			why = "cuts where the stream was not flushed were "
+			      "accepted";
 		free(k);
 	}
 	tap_check(!why, name, "%s", why ? why : "");
@@ -195,13 +207,17 @@ static void bad_index(void)
 	k = make_kit(p, 100000, 4, cut, Z_FULL_FLUSH, &kn);
 	memcpy(&t, k + kn - 8, 8);
 	t.count = 0, memcpy(k + kn - 8, &t, 8), rehash(k);
-	tap_check(lk_kit_open(&host, k, kn, "t", &kit) == LK_ERR_FORMAT, "kit-segments-count-0", "accepted");
+	tap_check(lk_kit_open(&host, k, kn, "t", &kit) == LK_ERR_FORMAT,
+		  "kit-segments-count-0", "accepted");
 	t.count = LK_KIT_MAX_SEGMENTS, memcpy(k + kn - 8, &t, 8), rehash(k);
-	tap_check(lk_kit_open(&host, k, kn, "t", &kit) == LK_ERR_FORMAT, "kit-segments-count-max", "accepted");
+	tap_check(lk_kit_open(&host, k, kn, "t", &kit) == LK_ERR_FORMAT,
+		  "kit-segments-count-max", "accepted");
 	t.count = 0x0fffffff, memcpy(k + kn - 8, &t, 8), rehash(k);
-	tap_check(lk_kit_open(&host, k, kn, "t", &kit) == LK_ERR_FORMAT, "kit-segments-count-huge", "accepted");
+	tap_check(lk_kit_open(&host, k, kn, "t", &kit) == LK_ERR_FORMAT,
+		  "kit-segments-count-huge", "accepted");
 	t.count = 3, t.reserved = 1, memcpy(k + kn - 8, &t, 8), rehash(k);
-	tap_check(lk_kit_open(&host, k, kn, "t", &kit) == LK_ERR_FORMAT, "kit-segments-reserved", "accepted");
+	tap_check(lk_kit_open(&host, k, kn, "t", &kit) == LK_ERR_FORMAT,
+		  "kit-segments-reserved", "accepted");
 	t.reserved = 0, memcpy(k + kn - 8, &t, 8);
 	/* Segments 2 and 3 swapped: offsets not increasing. */
 	{
@@ -211,14 +227,17 @@ static void bad_index(void)
 		memmove(k + kn - 8 - 32, k + kn - 8 - 16, 16);
 		memcpy(k + kn - 8 - 16, s, 16);
 		rehash(k);
-		tap_check(lk_kit_open(&host, k, kn, "t", &kit) == LK_ERR_FORMAT, "kit-segments-decreasing", "accepted");
+		tap_check(lk_kit_open(&host, k, kn, "t", &kit) == LK_ERR_FORMAT,
+			  "kit-segments-decreasing", "accepted");
 	}
 	/* Without the flag the index is stream bytes after the Adler-32. */
 	((struct lk_kit_header *)k)->flags = 0;
 	rehash(k);
-	tap_check(lk_kit_open(&host, k, kn, "t", &kit) == LK_OK && kit.nseg == 1 &&
+	tap_check(lk_kit_open(&host, k, kn, "t", &kit) == LK_OK &&
+			  kit.nseg == 1 &&
 			  lk_kit_inflate(&host, &kit, "t", p, 100000) != LK_OK,
-		  "kit-segments-no-flag", "an index without the flag inflated as a stream");
+		  "kit-segments-no-flag",
+		  "an index without the flag inflated as a stream");
 	free(k);
 	free(p);
 }
