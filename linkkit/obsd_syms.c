@@ -76,8 +76,10 @@ int lk_link_obsd_syms(const struct lk_link *L, void *dst, lk_u64 size)
 
 	if (lk_link_elf_size(L, &v) != LK_OK ||
 	    size < lk_link_obsd_syms_size(L)) {
-		lk_log(L->h, LK_LOG_ERROR, "%s: symbol table: no layout or "
-		       "buffer too small", L->name);
+		lk_log(L->h, LK_LOG_ERROR,
+		       "%s: symbol table: no layout or "
+		       "buffer too small",
+		       L->name);
 		return LK_ERR_RANGE;
 	}
 	lk_memset(b, 0, (lk_size)size);
@@ -132,7 +134,8 @@ static const char *lk_fsec_name(const struct lk_fsyms *f, lk_u32 i)
 
 	lk_fshdr(f, i, &s);
 	lk_fshdr(f, f->e.e_shstrndx, &n);
-	if (n.sh_type != LK_SHT_STRTAB || !lk_in_file(f, n.sh_offset, n.sh_size))
+	if (n.sh_type != LK_SHT_STRTAB ||
+	    !lk_in_file(f, n.sh_offset, n.sh_size))
 		return "";
 	for (k = s.sh_name; k < n.sh_size; k++)
 		if (f->elf[n.sh_offset + k] == 0)
@@ -169,7 +172,8 @@ static int lk_fsymtab_ok(struct lk_fsyms *f, const struct lk_elf64_shdr *s)
 		return 0;
 	}
 	lk_fshdr(f, s->sh_link, &t);
-	if (t.sh_type != LK_SHT_STRTAB || !lk_in_file(f, t.sh_offset, t.sh_size)) {
+	if (t.sh_type != LK_SHT_STRTAB ||
+	    !lk_in_file(f, t.sh_offset, t.sh_size)) {
 		f->why = ".symtab links to no string table";
 		return 0;
 	}
@@ -254,8 +258,10 @@ int lk_elf_obsd_syms(const struct lk_host *h, const void *elf, lk_u64 size,
 	*need = lk_fsyms_size(&f);
 	if (!*need) {
 		if (dst)
-			lk_log(h, LK_LOG_WARN, "%s: no symbol table for the "
-			       "kernel: %s", name, f.why);
+			lk_log(h, LK_LOG_WARN,
+			       "%s: no symbol table for the "
+			       "kernel: %s",
+			       name, f.why);
 		return LK_OK;
 	}
 	if (!dst)
@@ -286,8 +292,7 @@ int lk_link_obsd_place(const struct lk_link *L, void *image)
 
 	if (!L->laid_out || L->hdr->protocol != LK_PROTO_OPENBSD)
 		return LK_OK;
-	lk_memset(p + (L->load_hi - L->load_lo), 0,
-		  (lk_size)(at - L->load_hi));
+	lk_memset(p + (L->load_hi - L->load_lo), 0, (lk_size)(at - L->load_hi));
 	return lk_link_obsd_syms(L, p + (at - L->load_lo),
 				 lk_link_obsd_end(L) - at);
 }

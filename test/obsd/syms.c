@@ -43,7 +43,7 @@ struct sym {
 
 struct symtab {
 	const u8 *base; /* ssym, physical */
-	u64 len;        /* esym - ssym */
+	u64 len;	/* esym - ssym */
 	const struct ehdr *e;
 	const struct shdr *sh;
 	const struct sym *sym;
@@ -74,8 +74,8 @@ static int check_headers(struct symtab *t)
 
 	if (t->len < sizeof(*e) || e->ident[0] != 0x7f || e->ident[1] != 'E' ||
 	    e->ident[2] != 'L' || e->ident[3] != 'F' || e->ident[4] != 2)
-		return fail("symbols", "no ELF64 header at the image's end, len",
-			    t->len);
+		return fail("symbols",
+			    "no ELF64 header at the image's end, len", t->len);
 	if (e->machine != 62)
 		return fail("symbols", "e_machine", e->machine);
 	if (e->shoff != 64 || e->phoff != 0 || e->phnum != 0 ||
@@ -84,7 +84,8 @@ static int check_headers(struct symtab *t)
 			    e->shoff);
 	if (e->shnum == 0 || e->shstrndx >= e->shnum ||
 	    64 + (u64)e->shnum * sizeof(struct shdr) > t->len)
-		return fail("symbols", "section headers outside the block, shnum",
+		return fail("symbols",
+			    "section headers outside the block, shnum",
 			    e->shnum);
 	t->sh = (const struct shdr *)(t->base + 64);
 	return 0;
@@ -102,14 +103,17 @@ static int check_sections_layout(struct symtab *t)
 		if (s->type != SHT_SYMTAB && s->type != SHT_STRTAB)
 			continue;
 		if (s->offset != at || !(s->flags & SHF_ALLOC))
-			return fail("symbols", "table not where boot(8) puts "
-				    "it, section", i);
+			return fail("symbols",
+				    "table not where boot(8) puts "
+				    "it, section",
+				    i);
 		if (s->size > t->len - at)
 			return fail("symbols", "table past esym, section", i);
 		at += (s->size + 7) & ~7ull;
 	}
 	if (at != t->len)
-		return fail("symbols", "esym not at the last table's end, at", at);
+		return fail("symbols", "esym not at the last table's end, at",
+			    at);
 	return 0;
 }
 
@@ -126,8 +130,10 @@ static int find_symtab(struct symtab *t)
 			return fail("symbols", "bad .symtab header, sh_link",
 				    s->link);
 		l = &t->sh[s->link];
-		if (l->type != SHT_STRTAB || l->size == 0 || (s->offset & 7) || (l->offset & 7))
-			return fail("symbols", "strtab missing or unaligned, at",
+		if (l->type != SHT_STRTAB || l->size == 0 || (s->offset & 7) ||
+		    (l->offset & 7))
+			return fail("symbols",
+				    "strtab missing or unaligned, at",
 				    l->offset);
 		t->sym = (const struct sym *)(t->base + s->offset);
 		t->nsym = s->size / sizeof(struct sym);
@@ -148,10 +154,12 @@ static int check_entries(const struct symtab *t)
 		return fail("symbols", "empty table or bad sh_info", t->nlocal);
 	for (i = 0; i < t->nsym; i++) {
 		if (t->sym[i].name >= t->strsize || t->str[t->strsize - 1])
-			return fail("symbols", "name outside .strtab, symbol", i);
-		if (i && ((t->sym[i].info >> 4) == STB_LOCAL) != (i < t->nlocal))
-			return fail("symbols", "local after the first global, symbol",
+			return fail("symbols", "name outside .strtab, symbol",
 				    i);
+		if (i &&
+		    ((t->sym[i].info >> 4) == STB_LOCAL) != (i < t->nlocal))
+			return fail("symbols",
+				    "local after the first global, symbol", i);
 	}
 	return 0;
 }
@@ -184,7 +192,7 @@ int check_symbols(void)
 {
 	const u32 *a = obsd_stackargs;
 	u64 ssym = PHYS(__kernel_bss_end), esym = a[4];
-	struct symtab t = {0};
+	struct symtab t = { 0 };
 
 	if (syms_local_probe(1) != 4)
 		return fail("symbols", "probe", 0);
