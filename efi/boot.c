@@ -157,8 +157,7 @@ static void eb_try_relink(struct eb_state *s)
 	}
 	eb_entropy_seed(s, r.rng);
 	eb_phase(s, &r, "entropy");
-	if (lk_kit_inflate(&s->host, &kit, s->cfg.kit, payload,
-			   kit.payload_size))
+	if (eb_inflate_kit(s, &kit, s->cfg.kit, payload, kit.payload_size))
 		return;
 	/* Nothing reads the kit after this: free it (wiped) before the
 	 * image is allocated, so the stage never holds kit, payload and
@@ -355,5 +354,6 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	eb_release_all(s);
 	eb_print(s, "fallback failed: %s", s->reason);
 	lk_config_wipe(&s->cfg);
+	eb_mp_settle(s);
 	return EFI_LOAD_ERROR;
 }

@@ -63,6 +63,10 @@ struct eb_state {
 	/* Leak-test -neg build only: eb_release_all neither wipes nor frees
 	 * (what a failed relink held stays, as if it were forgotten). */
 	int keep_released;
+	/* mp.c: the event the firmware signals once the APs that inflated
+	 * kit segments are back (closed by eb_mp_settle). */
+	EFI_EVENT mp_event;
+	int mp_event_done;
 };
 
 /* efi_host.c */
@@ -134,6 +138,14 @@ int eb_settle_kernel(struct eb_state *s, struct eb_kernel *k, const void *hdr,
  * policy to the parsed config (one line per refusal). builtin: the
  * built-in key's base64 line or LK_NULL. */
 void eb_secure_boot_policy(struct eb_state *s, const char *builtin);
+
+/* mp.c: lk_kit_inflate, with the application processors (EFI MP
+ * Services) taking segments of a segmented kit alongside this one. */
+int eb_inflate_kit(struct eb_state *s, const struct lk_kit *kit,
+		   const char *name, void *dst, lk_u64 size);
+/* Before ExitBootServices or returning to the firmware: lets the MP
+ * library see the APs back, closes the event. */
+void eb_mp_settle(struct eb_state *s);
 
 /* trampoline.S */
 extern const lk_u8 eb_tramp_start[], eb_tramp_end[];

@@ -346,6 +346,7 @@ static int eb_exit_boot_services(struct eb_state *s, const struct eb_kernel *k,
 	EFI_STATUS st = EFI_INVALID_PARAMETER;
 	int tries;
 
+	eb_mp_settle(s);
 	/* A retry is normal: an event may allocate between the two calls. */
 	for (tries = 0; tries < 8 && st == EFI_INVALID_PARAMETER; tries++) {
 		UINTN key = 0;
