@@ -111,10 +111,25 @@ static void lk_reloc_error(const struct lk_link *L, lk_u32 chunk,
 	       lk_sym_label(L, r->sym, label, sizeof(label)), value);
 }
 
+/* A record that does not fit its chunk, names no symbol or has a type
+ * the kit format does not know (the untrusted payload's records are
+ * checked only here, as they are applied). */
+static void lk_reloc_bad(const struct lk_link *L, lk_u32 chunk,
+			 const struct lk_reloc *r, lk_u32 *nerr)
+{
+	if ((*nerr)++ >= LK_RELOC_ERR_CAP)
+		return;
+	lk_log(L->h, LK_LOG_ERROR,
+	       "%s: %s(%s+0x%llx): bad relocation (type %u, symbol %u)",
+	       L->name, lk_chunk_obj_name(L, chunk),
+	       lk_str(L, L->chunk[chunk].name), r->offset, r->type, r->sym);
+}
+
 typedef lk_u64 __attribute__((may_alias, aligned(1))) lk_unal_u64;
 typedef lk_u32 __attribute__((may_alias, aligned(1))) lk_unal_u32;
 
-/* Patches one relocation of `chunk` at loc; counts errors in *nerr. The
+/* Patches one relocation of `chunk` at loc, a record lk_reloc_chunk_apply
+ * has checked; counts errors in *nerr. The
  * four types kernels are made of (PC32, 32S, 64, 32: PLT32 arrives as
  * PC32) take a direct path with one store; the rest share the general
  * one. Both compute S + A (- P) and check the range the same way. */
@@ -181,20 +196,27 @@ static const struct lk_fast_form lk_fast[LK_R_X86_64_PC64 + 1] = {
 	[LK_R_X86_64_32] = { 0, 0, LK_HI32, 4 },
 };
 
-/* Applies every relocation of `chunk`, whose bytes are at p. Anything
- * not on the fast path (other types, undefined symbols, values out of
- * range) goes through lk_reloc_apply, which reports it. */
+/* Applies every relocation of `chunk`, whose bytes are at p. Each record
+ * is checked first (OR-ed, one branch); anything not on the fast path
+ * (other types, undefined symbols, values out of range) goes through
+ * lk_reloc_apply, which reports it. */
 void lk_reloc_chunk_apply(const struct lk_link *L, lk_u32 chunk, lk_u8 *p,
 			  lk_u32 *nerr)
 {
 	const struct lk_chunk *ch = &L->chunk[chunk];
 	const struct lk_reloc *r = L->rel + ch->reloc_first;
 	const struct lk_reloc *end = r + ch->reloc_count;
-	lk_u64 vma = L->chunk_vma[chunk], v;
+	lk_u64 vma = L->chunk_vma[chunk], size = ch->size, v, w;
 	const struct lk_fast_form *f;
 	lk_u8 spare[4], *hi;
 
 	for (; r < end; r++) {
+		w = (lk_u64)lk_reloc_width(r->type);
+		if ((w == 0) | (r->sym >= L->nsym) | (r->offset > size) |
+		    (size - r->offset < w)) {
+			lk_reloc_bad(L, chunk, r, nerr);
+			continue;
+		}
 		f = r->type <= LK_R_X86_64_PC64 ? &lk_fast[r->type] : 0;
 		if (!f || !f->w || !L->sym_known[r->sym]) {
 			lk_reloc_apply(L, chunk, (lk_u32)(r - L->rel),

@@ -1130,6 +1130,42 @@ static void bad_payload(const char *name, mutator m, const char *needle)
 	free(f.b);
 }
 
+/*
+ * A bad relocation record passes lk_link_open and layout (the records are
+ * checked as they are applied) and fails the write with one line; the
+ * image is still written in full.
+ */
+static void bad_record(const char *name, mutator m, const char *needle)
+{
+	struct fix f;
+	struct lk_link *L = NULL;
+	struct lk_image_info in;
+	struct lk_rng r;
+	lk_u64 size;
+	lk_u8 *p, *img = NULL;
+	int rc;
+
+	fix_make(&f);
+	fix_relocs(&f);
+	p = pb_build(f.b, &size);
+	m(&f, p, &size);
+	tlog_reset();
+	rng_seed(&r, 1);
+	rc = lk_link_open(&th, p, size, "kernel.kit", &L);
+	rc = rc ? rc : lk_link_layout(L, &r);
+	if (rc == LK_OK) {
+		lk_link_info(L, &in);
+		img = calloc(1, in.load_hi - in.load_lo + 1);
+		rc = lk_link_write(L, img, &r);
+	}
+	CHECK(name, rc == LK_ERR_LINK && tlog_total == 1 && tlog_has(needle),
+	      "rc %d, %d lines: %s", rc, tlog_total, tlog[0]);
+	lk_link_close(L);
+	free(img);
+	free(p);
+	free(f.b);
+}
+
 #define HDR(p) ((struct lk_payload_header *)(p))
 #define CHUNK(p, i) ((struct lk_chunk *)((p) + HDR(p)->chunks.off) + (i))
 #define SYM(p, i) ((struct lk_symbol *)((p) + HDR(p)->symbols.off) + (i))
@@ -1180,9 +1216,9 @@ static void test_validation(void)
 	bad_payload("valid_symbol_ref", m_symref, "symbol 'a_fn': bad kind 0, reference 1000");
 	bad_payload("valid_symbol_kind", m_symkind, "symbol 'a_fn': bad kind 9");
 	bad_payload("valid_entry", m_entry, "entry symbol index 77");
-	bad_payload("valid_reloc_offset", m_reloff, "a.o(.text+0x7): bad relocation (type 11");
-	bad_payload("valid_reloc_type", m_reltype, "a.o(.text+0x0): bad relocation (type 9");
-	bad_payload("valid_reloc_symbol", m_relsym, "symbol 5000");
+	bad_record("valid_reloc_offset", m_reloff, "a.o(.text+0x7): bad relocation (type 11");
+	bad_record("valid_reloc_type", m_reltype, "a.o(.text+0x0): bad relocation (type 9");
+	bad_record("valid_reloc_symbol", m_relsym, "a.o(.text+0x0): bad relocation (type 2, symbol 5000)");
 	bad_payload("valid_reloc_range", m_relrange, "a.o(.text): bad relocation range");
 	bad_payload("valid_strtab_nul", m_strnul, "not NUL-terminated");
 	bad_payload("valid_name_offset", m_name, "chunk 2: name offset 0xfffff");
