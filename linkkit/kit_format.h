@@ -25,8 +25,9 @@
 #define LK_KIT_MAGIC "LINKKIT\x1a" /* 8 bytes, no NUL */
 #define LK_KIT_VERSION 1
 #define LK_PAYLOAD_MAGIC 0x4c504b4cu /* "LKPL" */
-#define LK_PAYLOAD_VERSION 3 /* 2: COMDAT groups and LK_SYM_ALT;
-				3: lk_merge_class.shard, LK_PAYLOAD_F_LLD_MERGE */
+#define LK_PAYLOAD_VERSION 4 /* 2: COMDAT groups and LK_SYM_ALT;
+				3: lk_merge_class.shard, LK_PAYLOAD_F_LLD_MERGE;
+				4: 16-byte lk_reloc */
 /* Interned in every payload strtab; scanned for by the demo kernel. */
 #define LK_KIT_CANARY "relinkboot-kit-canary"
 
@@ -232,12 +233,38 @@ struct lk_symbol {
  * Types keep their psABI numbers; the boot side accepts 64, PC32, 32, 32S,
  * PC64, 16, PC16, 8, PC8 and rejects anything else.
  */
+/*
+ * 16 bytes: the records are a fifth of a kernel's payload (the OpenBSD
+ * GENERIC kit: 476,451 of them) and every boot reads them all, so they are
+ * small but fixed-size (a byte stream of varints made each record wait on
+ * the previous one: docs/bench.md). Offsets fit 32 bits because a chunk is
+ * at most 1 GiB; symbol and type share a word as in ELF's r_info, so a kit
+ * holds at most 2^24 symbols (`linkkit create` says so if not). Addends
+ * keep 64 bits: kernels address their physical load with 32-bit fields
+ * against high-half symbols (OpenBSD's and the demo's locore: addend
+ * 0x80000000 + x).
+ */
 struct lk_reloc {
-	lk_u64 offset; /* within the chunk */
-	lk_u32 type;   /* R_X86_64_* */
-	lk_u32 sym;    /* index into symbols */
+	lk_u32 offset; /* within the chunk */
+	lk_u32 info;   /* symbol index << 8 | R_X86_64_* type */
 	lk_i64 addend;
 };
+#define LK_RELOC_MAX_SYMS (1u << 24)
+
+static inline lk_u32 lk_reloc_sym(const struct lk_reloc *r)
+{
+	return r->info >> 8;
+}
+
+static inline lk_u32 lk_reloc_type(const struct lk_reloc *r)
+{
+	return r->info & 0xff;
+}
+
+static inline lk_u32 lk_reloc_info(lk_u32 sym, lk_u32 type)
+{
+	return sym << 8 | (type & 0xff);
+}
 
 /*
  * SHF_MERGE: which pieces survive deduplication (and tail merging) does not

@@ -208,7 +208,7 @@ static int lk_check_slots(struct lk_link *L)
 /*
  * Only the chunk's range of records is checked here. Each record (type,
  * symbol, offset) is checked by lk_reloc_chunk_apply as it is applied:
- * the records are 30% of the payload, and reading them twice cost the
+ * the records are a fifth of the payload, and reading them twice cost the
  * OpenBSD kernel ~0.6 ms of a 6 ms link (docs/bench.md). A dead COMDAT
  * copy's records are never read at all.
  */

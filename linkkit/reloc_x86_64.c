@@ -106,9 +106,9 @@ static void lk_reloc_error(const struct lk_link *L, lk_u32 chunk,
 	       "%s: %s(%s+0x%llx): relocation %s %s "
 	       "symbol '%s' (value 0x%llx)",
 	       L->name, lk_chunk_obj_name(L, chunk),
-	       lk_str(L, L->chunk[chunk].name), r->offset,
-	       lk_reloc_name(r->type), what,
-	       lk_sym_label(L, r->sym, label, sizeof(label)), value);
+	       lk_str(L, L->chunk[chunk].name), (lk_u64)r->offset,
+	       lk_reloc_name(lk_reloc_type(r)), what,
+	       lk_sym_label(L, lk_reloc_sym(r), label, sizeof(label)), value);
 }
 
 /* A record that does not fit its chunk, names no symbol or has a type
@@ -122,7 +122,8 @@ static void lk_reloc_bad(const struct lk_link *L, lk_u32 chunk,
 	lk_log(L->h, LK_LOG_ERROR,
 	       "%s: %s(%s+0x%llx): bad relocation (type %u, symbol %u)",
 	       L->name, lk_chunk_obj_name(L, chunk),
-	       lk_str(L, L->chunk[chunk].name), r->offset, r->type, r->sym);
+	       lk_str(L, L->chunk[chunk].name), (lk_u64)r->offset,
+	       lk_reloc_type(r), lk_reloc_sym(r));
 }
 
 typedef lk_u64 __attribute__((may_alias, aligned(1))) lk_unal_u64;
@@ -137,15 +138,17 @@ int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk, lk_u32 idx,
 		   lk_u8 *loc, lk_u32 *nerr)
 {
 	const struct lk_reloc *r = &L->rel[idx];
-	lk_u64 v = L->sym_val[r->sym] + (lk_u64)r->addend;
+	lk_u32 type = lk_reloc_type(r), sym = lk_reloc_sym(r);
+	lk_u64 v = L->sym_val[sym] + (lk_u64)r->addend;
+	lk_u64 P = L->chunk_vma[chunk] + r->offset;
 
-	if (!L->sym_known[r->sym]) {
+	if (!L->sym_known[sym]) {
 		lk_reloc_error(L, chunk, r, "against undefined", 0, nerr);
 		return 0;
 	}
-	switch (r->type) {
+	switch (type) {
 	case LK_R_X86_64_PC32:
-		v -= L->chunk_vma[chunk] + r->offset;
+		v -= P;
 		/* fall through */
 	case LK_R_X86_64_32S:
 		if (v + 0x80000000ull > 0xffffffffull)
@@ -162,15 +165,15 @@ int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk, lk_u32 idx,
 		return 1;
 	case LK_R_X86_64_16:
 	case LK_R_X86_64_8:
-		if (!lk_reloc_fits(r->type, v))
+		if (!lk_reloc_fits(type, v))
 			break;
-		lk_put_le(loc, v, lk_reloc_width(r->type));
+		lk_put_le(loc, v, lk_reloc_width(type));
 		return 1;
-	default: /* the other PC-relative forms, as lk_link_open allowed */
-		v -= L->chunk_vma[chunk] + r->offset;
-		if (!lk_reloc_fits(r->type, v))
+	default: /* the other PC-relative forms lk_reloc_chunk_apply let by */
+		v -= P;
+		if (!lk_reloc_fits(type, v))
 			break;
-		lk_put_le(loc, v, lk_reloc_width(r->type));
+		lk_put_le(loc, v, lk_reloc_width(type));
 		return 1;
 	}
 	lk_reloc_error(L, chunk, r, "out of range for", v, nerr);
@@ -206,34 +209,38 @@ void lk_reloc_chunk_apply(const struct lk_link *L, lk_u32 chunk, lk_u8 *p,
 	const struct lk_chunk *ch = &L->chunk[chunk];
 	const struct lk_reloc *r = L->rel + ch->reloc_first;
 	const struct lk_reloc *end = r + ch->reloc_count;
-	lk_u64 vma = L->chunk_vma[chunk], size = ch->size, v, w;
+	lk_u64 vma = L->chunk_vma[chunk], size = ch->size, v, w, off;
 	const struct lk_fast_form *f;
+	lk_u32 type, sym;
 	lk_u8 spare[4], *hi;
 
 	for (; r < end; r++) {
-		w = (lk_u64)lk_reloc_width(r->type);
-		if ((w == 0) | (r->sym >= L->nsym) | (r->offset > size) |
-		    (size - r->offset < w)) {
+		type = lk_reloc_type(r);
+		sym = lk_reloc_sym(r);
+		off = r->offset;
+		w = (lk_u64)lk_reloc_width(type);
+		if ((w == 0) | (sym >= L->nsym) | (off > size) |
+		    (size - off < w)) {
 			lk_reloc_bad(L, chunk, r, nerr);
 			continue;
 		}
-		f = r->type <= LK_R_X86_64_PC64 ? &lk_fast[r->type] : 0;
-		if (!f || !f->w || !L->sym_known[r->sym]) {
+		f = type <= LK_R_X86_64_PC64 ? &lk_fast[type] : 0;
+		if (!f || !f->w || !L->sym_known[sym]) {
 			lk_reloc_apply(L, chunk, (lk_u32)(r - L->rel),
-				       p + r->offset, nerr);
+				       p + off, nerr);
 			continue;
 		}
-		v = L->sym_val[r->sym] + (lk_u64)r->addend -
-		    ((vma + r->offset) & f->pc);
+		v = L->sym_val[sym] + (lk_u64)r->addend -
+		    ((vma + off) & f->pc);
 		if ((v + f->bias) & f->mask) {
 			lk_reloc_apply(L, chunk, (lk_u32)(r - L->rel),
-				       p + r->offset, nerr);
+				       p + off, nerr);
 			continue;
 		}
 		/* Low half always, high half only for 8-byte fields (else
 		 * into spare), so the store needs no branch on the width. */
-		*(lk_unal_u32 *)(p + r->offset) = (lk_u32)v;
-		hi = f->w == 8 ? p + r->offset + 4 : spare;
+		*(lk_unal_u32 *)(p + off) = (lk_u32)v;
+		hi = f->w == 8 ? p + off + 4 : spare;
 		*(lk_unal_u32 *)hi = (lk_u32)(v >> 32);
 	}
 }

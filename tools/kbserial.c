@@ -2,6 +2,8 @@
  * Chunk ordering, final symbol kinds, and serialization of the payload in
  * the exact layout of linkkit/kit_format.h.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,11 +282,19 @@ static void build_data(struct kb *b, struct kb_buf *data)
 	}
 }
 
-static void add_reloc(struct lk_reloc **v, size_t *n, uint64_t off, uint32_t type,
-		      uint32_t sym, int64_t add)
+/* One 12-byte record (kit_format.h); what does not fit it is an error
+ * naming the relocation's place, not a silently truncated field. */
+static void add_reloc(struct kb *b, struct lk_reloc **v, size_t *n, const char *where,
+		      uint64_t off, uint32_t type, uint32_t sym, int64_t add)
 {
+	if (off > UINT32_MAX || sym >= LK_RELOC_MAX_SYMS || type > 0xff) {
+		kb_err(b, "%s+0x%llx: relocation type %u against symbol %u does not fit "
+		       "a kit relocation (offset < 4 GiB, fewer than 2^24 symbols)",
+		       where, (unsigned long long)off, type, sym);
+		return;
+	}
 	*v = kb_xgrow(*v, *n, sizeof(**v));
-	(*v)[*n] = (struct lk_reloc){ off, type, sym, add };
+	(*v)[*n] = (struct lk_reloc){ (uint32_t)off, lk_reloc_info(sym, type), add };
 	(*n)++;
 }
 
@@ -292,22 +302,27 @@ static void put_relocs(struct kb *b, struct out *o)
 {
 	struct lk_reloc *v = NULL;
 	size_t n = 0;
+	char where[512];
 
 	for (size_t c = 0; c < b->nchunks; c++) {
 		const struct kb_inref *r = &b->inref[b->chunk_input[c]];
 
 		b->chunks[c].reloc_first = (uint32_t)n;
 		if (r->sec != NONE) {
-			const struct kb_sec *s = &b->objs[r->obj].secs[r->sec];
+			const struct kb_obj *ob = &b->objs[r->obj];
+			const struct kb_sec *s = &ob->secs[r->sec];
 
+			snprintf(where, sizeof(where), "%s(%s)", ob->name, s->name);
 			for (uint32_t i = 0; i < s->reloc_count; i++) {
 				const struct kb_reloc *k = &b->relocs[s->reloc_first + i];
 
-				add_reloc(&v, &n, k->offset, k->type, k->sym, k->addend);
+				add_reloc(b, &v, &n, where, k->offset, k->type, k->sym,
+					  k->addend);
 			}
 		} else if (b->chunk_input[c] == b->got_input) {
 			for (size_t g = 0; g < b->ngot; g++)
-				add_reloc(&v, &n, 8 * g, R_X86_64_64, b->got_syms[g], 0);
+				add_reloc(b, &v, &n, "<got>(.got)", 8 * g, R_X86_64_64,
+					  b->got_syms[g], 0);
 		}
 		b->chunks[c].reloc_count = (uint32_t)n - b->chunks[c].reloc_first;
 	}
@@ -394,6 +409,11 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 	put_objects(b, &o);
 	build_data(b, &data);
 	put_relocs(b, &o);
+	if (b->errors) {
+		free(data.p);
+		free(o.buf.p);
+		return -1;
+	}
 	put_symbols(b, &o); /* interns names: before the strtab goes out */
 	put_comdats(b, &o);
 	/* A known string in every payload, so a kernel can scan RAM for

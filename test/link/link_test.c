@@ -1187,8 +1187,8 @@ static void m_symref(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; SYM(p, f->y_
 static void m_symkind(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; SYM(p, f->y_afn)->kind = 9; }
 static void m_entry(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; HDR(p)->entry_sym = 77; }
 static void m_reloff(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 1)->offset = 7; }
-static void m_reltype(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 0)->type = 9; }
-static void m_relsym(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 0)->sym = 5000; }
+static void m_reltype(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 0)->info = (REL(p, 0)->info & ~0xffu) | 9; }
+static void m_relsym(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 0)->info = lk_reloc_info(5000, lk_reloc_type(REL(p, 0))); }
 static void m_relrange(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->reloc_count = 50; }
 static void m_strnul(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; p[HDR(p)->strtab.off + HDR(p)->strtab.count - 1] = 'x'; }
 static void m_name(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->name = 0xfffff; }

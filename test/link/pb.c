@@ -111,9 +111,8 @@ void pb_reloc(struct pb *b, lk_u32 chunk, lk_u64 off, lk_u32 type, lk_u32 sym,
 	if (c->reloc_count == 0)
 		c->reloc_first = b->nrel;
 	c->reloc_count++;
-	r->offset = off;
-	r->type = type;
-	r->sym = sym;
+	r->offset = (lk_u32)off;
+	r->info = lk_reloc_info(sym, type);
 	r->addend = addend;
 	b->nrel++;
 }

@@ -18,7 +18,7 @@ import sys
 
 from kitedit import RELOCS_TABLE, open_kit, repack, table
 
-RELOC = struct.Struct("<QIIq")  # struct lk_reloc, 24 bytes
+RELOC = struct.Struct("<IIq")  # struct lk_reloc: offset, sym << 8 | type, addend
 R_64, R_32, R_32S, R_8 = 1, 10, 11, 14
 
 
@@ -37,9 +37,10 @@ def main():
         die(f"{src}: relocation table outside the payload")
     for i in range(count):
         rec = off + i * RELOC.size
-        r_off, r_type, r_sym, r_add = RELOC.unpack_from(payload, rec)
+        r_off, r_info, r_add = RELOC.unpack_from(payload, rec)
+        r_type, r_sym = r_info & 0xFF, r_info >> 8
         if r_type in (R_64, R_32, R_32S):
-            RELOC.pack_into(payload, rec, r_off, R_8, r_sym, r_add)
+            RELOC.pack_into(payload, rec, r_off, r_sym << 8 | R_8, r_add)
             break
     else:
         die(f"{src}: no absolute relocation to narrow")
