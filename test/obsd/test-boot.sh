@@ -104,12 +104,12 @@ check() {
 		return
 	fi
 	for line in "${want[@]}"; do
-		if ! clean "$log" | grep -qxF -- "$line"; then
+		if ! grep -qxF -- "$line" <(clean "$log"); then
 			echo "not ok obsd-$name: no line '$line'"
 			return
 		fi
 	done
-	if clean "$log" | grep -qE -- "$deny"; then
+	if grep -qE -- "$deny" <(clean "$log"); then
 		echo "not ok obsd-$name: $(clean "$log" | grep -m1 -E -- "$deny")"
 		return
 	fi
@@ -125,7 +125,7 @@ none=('obsd: bootdev wd0a' 'obsd: bootduid none')
 # OVMF publishes an SMBIOS 2 entry point: EFIINFO must carry it.
 want=("${common[@]}" "${gpt[@]}" 'obsd: check smbios ok')
 deny='relinkboot: fallback|obsd: efiinfo none|BOOTDUID'
-clean "$work/uefi-relinked.log" | grep -q 'obsd: check efiinfo ok' ||
+grep -q 'obsd: check efiinfo ok' <(clean "$work/uefi-relinked.log") ||
 	deny='relinkboot: fallback|obsd: efiinfo none|obsd: PASS'
 check uefi-relinked
 deny='relinkboot: fallback|obsd: check efiinfo|BOOTDUID'
@@ -133,12 +133,12 @@ want=("${common[@]}" "${mbr[@]}" 'obsd: efiinfo none')
 check bios-relinked
 want=("${common[@]}" "${gpt[@]}" 'obsd: check smbios ok')
 deny='obsd: efiinfo none|BOOTDUID'
-clean "$work/uefi-fallback.log" | grep -q '^relinkboot: fallback: .*KERNEL\.KIT' ||
+grep -q '^relinkboot: fallback: .*KERNEL\.KIT' <(clean "$work/uefi-fallback.log") ||
 	deny='obsd: efiinfo none|obsd: PASS'
 check uefi-fallback
 want=("${common[@]}" "${mbr[@]}" 'obsd: efiinfo none')
 deny='obsd: check efiinfo|BOOTDUID'
-clean "$work/bios-fallback.log" | grep -q '^relinkboot: fallback: .*KERNEL\.KIT' ||
+grep -q '^relinkboot: fallback: .*KERNEL\.KIT' <(clean "$work/bios-fallback.log") ||
 	deny='obsd: PASS'
 check bios-fallback
 want=("${common[@]}" "${none[@]}"
@@ -152,15 +152,15 @@ check bios-badlabel
 # Wrong protocol: the kernel's own checks must fail it (proves they bite).
 res=$(cat "$work/bios-fallback-mb2.result")
 if grep -q 'exit=0x11' <<<"$res" &&
-	clean "$work/bios-fallback-mb2.log" | grep -q '^obsd: FAIL args'; then
+	grep -q '^obsd: FAIL args' <(clean "$work/bios-fallback-mb2.log"); then
 	echo "ok obsd-bios-fallback-mb2"
 else
 	echo "not ok obsd-bios-fallback-mb2: kernel did not reject a Multiboot2 hand-over: $res"
 fi
 res=$(cat "$work/uefi-fallback-nosyms.result")
 if grep -q 'exit=0x11' <<<"$res" &&
-	clean "$work/uefi-fallback-nosyms.log" | grep -q '^relinkboot: warning: .*FALLBACK.ELF: no symbol table for the kernel: no .symtab$' &&
-	clean "$work/uefi-fallback-nosyms.log" | grep -q '^obsd: FAIL symbols no table: end'; then
+	grep -q '^relinkboot: warning: .*FALLBACK.ELF: no symbol table for the kernel: no .symtab$' <(clean "$work/uefi-fallback-nosyms.log") &&
+	grep -q '^obsd: FAIL symbols no table: end' <(clean "$work/uefi-fallback-nosyms.log"); then
 	echo "ok obsd-uefi-fallback-nosyms"
 else
 	echo "not ok obsd-uefi-fallback-nosyms: no warning, or the kernel did not notice: $res"

@@ -264,7 +264,7 @@ report debug-seed-fixed "$why"
 if [ "$fw" = bios ]; then
 	for m in 64M 3G; do
 		why=$(check_boot "mem-$m" relinked)
-		if [ -z "$why" ] && clean "$work/mem-$m.log" | grep -q 'relinkboot: fallback'; then
+		if [ -z "$why" ] && grep -q 'relinkboot: fallback' <(clean "$work/mem-$m.log"); then
 			why="unexpected $(clean "$work/mem-$m.log" | grep -m1 'relinkboot: fallback')"
 		fi
 		report "mem-$m" "$why"

@@ -119,7 +119,7 @@ booted() {
 }
 
 why=$(booted signed relinked)
-[ -n "$why" ] || ! clean "$work/signed.log" | grep -q 'relinkboot: fallback' ||
+[ -n "$why" ] || ! grep -q 'relinkboot: fallback' <(clean "$work/signed.log") ||
 	why="unexpected $(clean "$work/signed.log" | grep -m1 'relinkboot: fallback')"
 report sig-signed "$why"
 
@@ -157,7 +157,7 @@ refused badfallback 'FALLBACK\.ELF: bad signature'
 refused nosig 'FALLBACK\.ELF: not signed'
 
 why=$(booted builtin relinked)
-[ -n "$why" ] || ! clean "$work/builtin.log" | grep -q 'relinkboot: fallback' ||
+[ -n "$why" ] || ! grep -q 'relinkboot: fallback' <(clean "$work/builtin.log") ||
 	why="unexpected $(clean "$work/builtin.log" | grep -m1 'relinkboot: fallback')"
 report sig-builtin "$why"
 for f in "$work"/*.result; do sed "s|^|# $(basename "$f" .result): |" "$f"; done
