@@ -16,7 +16,8 @@ boot=test/qemu/boot.sh
 mkimage=tools/mkimage.sh
 limit=${BOOT_TIMEOUT:-90}
 names=(uefi-relinked bios-relinked uefi-fallback bios-fallback
-       uefi-nolabel bios-badlabel bios-fallback-mb2 uefi-fallback-nosyms)
+       uefi-nolabel bios-badlabel bios-fallback-mb2 uefi-fallback-nosyms
+       uefi-fallback-unusable)
 
 if [ ! -e "$image" ]; then
 	for n in "${names[@]}"; do echo "skip obsd-$n: $image missing"; done
@@ -74,6 +75,27 @@ objcopy --strip-all "$B/obsd/fallback.elf" "$work/nosyms.elf" &&
 	"$mkimage" put "$work/nosyms.img" '\RELINK\FALLBACK.ELF' "$work/nosyms.elf" \
 		>/dev/null || setup_fail "cannot replace the fallback"
 
+# The fallback linked for 1 GiB (every program header's physical address
+# moved up by 0x3f000000), above the guest's 256 MB: not RAM in the
+# firmware's map. The UEFI stage must refuse it with one line naming the
+# range, say the fallback failed and give control back to the firmware,
+# whose boot manager then ends in its shell: never jump, never hang.
+cp --sparse=always "$work/gpt-nokit.img" "$work/unusable.img"
+python3 - "$B/obsd/fallback.elf" "$work/unusable.elf" <<'PY' &&
+import struct, sys
+elf = bytearray(open(sys.argv[1], "rb").read())
+phoff, = struct.unpack_from("<Q", elf, 32)
+phentsize, phnum = struct.unpack_from("<HH", elf, 54)
+for i in range(phnum):
+    at = phoff + i * phentsize + 24  # p_paddr
+    struct.pack_into("<Q", elf, at, struct.unpack_from("<Q", elf, at)[0] + 0x3F000000)
+open(sys.argv[2], "wb").write(elf)
+PY
+	"$mkimage" put "$work/unusable.img" '\RELINK\FALLBACK.ELF' "$work/unusable.elf" \
+		>/dev/null || setup_fail "cannot make the unusable fallback"
+unusable_lo=$(readelf -lW "$work/unusable.elf" | awk '$1 == "LOAD" { print $4; exit }')
+[ "$unusable_lo" = 0x0000000040000000 ] || setup_fail "unusable.elf loads at '$unusable_lo'"
+
 run() { # name firmware image
 	"$boot" -f "$2" --rng --copy -t "$limit" -l "$work/$1.log" "$3" \
 		>"$work/$1.result" 2>&1
@@ -90,6 +112,7 @@ wait
 run bios-fallback-mb2 bios "$work/mb2.img" &
 run uefi-fallback-nosyms uefi "$work/nosyms.img" &
 wait
+run uefi-fallback-unusable uefi "$work/unusable.img"
 
 clean() { sed -e 's/\x1b\[[0-9;=?]*[A-Za-z]//g' -e 's/\r//g' "$1"; }
 
@@ -164,6 +187,17 @@ if grep -q 'exit=0x11' <<<"$res" &&
 	echo "ok obsd-uefi-fallback-nosyms"
 else
 	echo "not ok obsd-uefi-fallback-nosyms: no warning, or the kernel did not notice: $res"
+fi
+res=$(cat "$work/uefi-fallback-unusable.result")
+refused='^relinkboot: fallback failed: .*cannot allocate the kernel at \[0x40000000, 0x4[0-9a-f]{7}\): .*\(not all of it is RAM\)$'
+if ! grep -q 'exit=firmware-gave-up' <<<"$res" || ! grep -q 'disk=unchanged' <<<"$res"; then
+	echo "not ok obsd-uefi-fallback-unusable: the firmware did not get control back: $res"
+elif ! grep -qE -- "$refused" <(clean "$work/uefi-fallback-unusable.log"); then
+	echo "not ok obsd-uefi-fallback-unusable: no line matching '$refused': $(clean "$work/uefi-fallback-unusable.log" | grep -m1 'relinkboot: fallback failed')"
+elif grep -q '^obsd: ' <(clean "$work/uefi-fallback-unusable.log"); then
+	echo "not ok obsd-uefi-fallback-unusable: the kernel ran"
+else
+	echo "ok obsd-uefi-fallback-unusable"
 fi
 find "$B/obsd" -maxdepth 1 -name 'run.*' -mmin +60 -exec rm -rf {} + 2>/dev/null
 exit 0
