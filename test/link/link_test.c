@@ -1109,19 +1109,27 @@ static void test_reloc_cap_and_undefined(void)
 /* Validation: a mutation of the good fixture gives one clear error. */
 typedef void (*mutator)(struct fix *f, lk_u8 *payload, lk_u64 *size);
 
+/* The good fixture with relocations, built and then mutated by m. */
+static lk_u8 *mutated_payload(struct fix *f, mutator m, lk_u64 *size)
+{
+	lk_u8 *p;
+
+	fix_make(f);
+	fix_relocs(f);
+	p = pb_build(f->b, size);
+	m(f, p, size);
+	tlog_reset();
+	return p;
+}
+
 static void bad_payload(const char *name, mutator m, const char *needle)
 {
 	struct fix f;
 	struct lk_link *L = NULL;
 	lk_u64 size;
-	lk_u8 *p;
+	lk_u8 *p = mutated_payload(&f, m, &size);
 	int rc;
 
-	fix_make(&f);
-	fix_relocs(&f);
-	p = pb_build(f.b, &size);
-	m(&f, p, &size);
-	tlog_reset();
 	rc = lk_link_open(&th, p, size, "kernel.kit", &L);
 	CHECK(name, rc == LK_ERR_FORMAT && L == NULL && tlog_total == 1 &&
 	      tlog_has(needle), "rc %d, %d lines: %s", rc, tlog_total, tlog[0]);
@@ -1142,14 +1150,9 @@ static void bad_record(const char *name, mutator m, const char *needle)
 	struct lk_image_info in;
 	struct lk_rng r;
 	lk_u64 size;
-	lk_u8 *p, *img = NULL;
+	lk_u8 *p = mutated_payload(&f, m, &size), *img = NULL;
 	int rc;
 
-	fix_make(&f);
-	fix_relocs(&f);
-	p = pb_build(f.b, &size);
-	m(&f, p, &size);
-	tlog_reset();
 	rng_seed(&r, 1);
 	rc = lk_link_open(&th, p, size, "kernel.kit", &L);
 	rc = rc ? rc : lk_link_layout(L, &r);
