@@ -13,6 +13,9 @@
  * two in the same run.
  * Output: one `phase NAME MS MB/s` line per phase, then `key value` lines
  * (bench/run.sh turns them into the docs/bench.md table).
+ * BENCH_LINK_LOOP=N: afterwards, inflate once and link (parse, place,
+ * write) N times with fresh seeds, for `perf record` and the link's own
+ * medians (`link_loop` line); not used by bench/run.sh.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -495,6 +498,71 @@ static void report(struct result *r, int runs)
 	}
 }
 
+#define MAX_LOOP 10000
+
+/* One link per iteration: the phases a profile of the link should see,
+ * without verify and inflate around them. */
+static int link_loop(const unsigned char *kit, size_t kn, int n)
+{
+	static double t[3][MAX_LOOP];
+	struct lk_kit k;
+	struct lk_image_info in;
+	unsigned char *payload, *img = NULL;
+	size_t isize = 0;
+	int i, rc = 1;
+
+	if (lk_kit_open(&host, kit, kn, "kit", &k))
+		return 1;
+	payload = big_alloc(k.payload_size);
+	if (!payload)
+		return 1;
+	touch(payload, k.payload_size);
+	if (lk_kit_inflate(&host, &k, "kit", payload, k.payload_size))
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct lk_link *L = NULL;
+		struct lk_rng rng;
+		lk_u32 seed = 0x85ebca6bu * (i + 1);
+		double t0 = clock_ms(CLOCK_MONOTONIC), t1, t2;
+
+		if (lk_link_open(&host, payload, k.payload_size, "kit", &L))
+			goto out;
+		t1 = clock_ms(CLOCK_MONOTONIC);
+		lk_rng_init(&rng, &seed, sizeof(seed));
+		if (lk_link_layout(L, &rng)) {
+			lk_link_close(L);
+			goto out;
+		}
+		t2 = clock_ms(CLOCK_MONOTONIC);
+		lk_link_info(L, &in);
+		if (!img) {
+			isize = in.load_hi - in.load_lo + (2u << 20);
+			img = big_alloc(isize);
+			if (!img) {
+				lk_link_close(L);
+				goto out;
+			}
+			touch(img, isize);
+		}
+		if (in.load_hi - in.load_lo > isize || lk_link_write(L, img, &rng)) {
+			lk_link_close(L);
+			goto out;
+		}
+		t[0][i] = t1 - t0;
+		t[1][i] = t2 - t1;
+		t[2][i] = clock_ms(CLOCK_MONOTONIC) - t2;
+		lk_link_close(L);
+	}
+	printf("link_loop %d parse %.3f place %.3f write %.3f link %.3f\n", n,
+	       median(t[0], n), median(t[1], n), median(t[2], n),
+	       median(t[0], n) + median(t[1], n) + median(t[2], n));
+	rc = 0;
+out:
+	big_free(img, isize);
+	big_free(payload, k.payload_size);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static struct result r;
@@ -552,6 +620,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench: %s: %zu bytes not freed\n", argv[1], (size_t)mem.cur);
 	}
 	report(&r, runs);
+	if (getenv("BENCH_LINK_LOOP")) {
+		int n = atoi(getenv("BENCH_LINK_LOOP"));
+
+		if (n < 1 || n > MAX_LOOP || link_loop(kit, kn, n)) {
+			fprintf(stderr, "bench: %s: BENCH_LINK_LOOP=%s failed (1..%d)\n", argv[1],
+				getenv("BENCH_LINK_LOOP"), MAX_LOOP);
+			return 1;
+		}
+	}
 	big_free(kit, kn);
 	big_free(arena, ARENA_BYTES);
 	big_free(gz, gz_size);
