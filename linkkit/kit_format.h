@@ -46,8 +46,8 @@ _Static_assert(sizeof(struct lk_kit_header) == 64, "kit header size");
 #define LK_KIT_F_SIGNED 0x1u /* a signature trailer follows the stream */
 /*
  * LK_KIT_F_SEGMENTS: the zlib stream was cut into segments that inflate
- * independently (zlib's full flush: each segment but the last ends with an
- * empty stored block and none refers back before its start), so several
+ * independently (each compressed on its own; each but the last ends with an
+ * empty stored block, as after zlib's full flush), so several
  * processors can inflate one each. It is still one valid zlib stream: a
  * stage may ignore the index and inflate it whole. The index follows the
  * stream inside the payload_zsize bytes (so the header's SHA-256, and a

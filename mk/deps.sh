@@ -3,7 +3,7 @@
 # With arguments, installs those packages instead (bench/deps.sh uses this).
 set -euo pipefail
 pkgs=(make gcc gcc-multilib binutils clang lld libclang-rt-14-dev gnu-efi
-      libelf-dev zlib1g-dev qemu-system-x86 qemu-user ovmf mtools gdisk dosfstools
+      libelf-dev zlib1g-dev libdeflate-dev qemu-system-x86 qemu-user ovmf mtools gdisk dosfstools
       signify-openbsd python3 python3-bcrypt xxd sbsigntool openssl)
 [ $# -gt 0 ] && pkgs=("$@")
 missing=()
