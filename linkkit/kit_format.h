@@ -232,8 +232,7 @@ struct lk_symbol {
  * forms were relaxed (or point into a synthesized GOT chunk), NONE dropped.
  * Types keep their psABI numbers; the boot side accepts 64, PC32, 32, 32S,
  * PC64, 16, PC16, 8, PC8 and rejects anything else.
- */
-/*
+ *
  * 16 bytes: the records are a fifth of a kernel's payload (the OpenBSD
  * GENERIC kit: 476,451 of them) and every boot reads them all, so they are
  * small but fixed-size (a byte stream of varints made each record wait on

@@ -282,7 +282,7 @@ static void build_data(struct kb *b, struct kb_buf *data)
 	}
 }
 
-/* One 12-byte record (kit_format.h); what does not fit it is an error
+/* One 16-byte record (kit_format.h); what does not fit it is an error
  * naming the relocation's place, not a silently truncated field. */
 static void add_reloc(struct kb *b, struct lk_reloc **v, size_t *n, const char *where,
 		      uint64_t off, uint32_t type, uint32_t sym, int64_t add)

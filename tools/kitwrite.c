@@ -18,9 +18,12 @@
 #define KB_SEGS 8
 #define KB_SEG_BYTES (2u << 20)
 #define KB_STEP (64u << 10) /* granularity of the cut points */
-#ifndef KB_LEVEL
-#define KB_LEVEL 12 /* libdeflate's compression level (below) */
-#endif
+/*
+ * libdeflate's level 12 (near-optimal parsing) instead of zlib's 9: the kit
+ * is made once and inflated at every boot. Linux tinyconfig kit: 1,192,969
+ * -> 1,135,131 bytes (1.115x -> 1.061x its gzip -9 kernel).
+ */
+#define KB_LEVEL 12
 
 static unsigned kb_seg_count(size_t size)
 {
@@ -121,7 +124,7 @@ static int kb_last_block(const uint8_t *z, size_t zlen, uint8_t *scratch,
 }
 
 /*
- * Segment k compressed on its own by libdeflate (level 12, raw deflate);
+ * Segment k compressed on its own by libdeflate (KB_LEVEL, raw deflate);
  * all but the last then become non-final: the final block's BFINAL bit
  * is cleared and an empty stored block follows it, as zlib's full flush
  * leaves it. Appends at zout + *pos.
@@ -157,7 +160,8 @@ static int kb_deflate_segment(struct libdeflate_compressor *c, const uint8_t *p,
 
 /*
  * A zlib stream of nseg independently compressed segments (see
- * kb_deflate_segment). Fills seg with each cut's stream offset.
+ * kb_deflate_segment; one segment is a plain stream). Fills seg with each
+ * cut's stream offset.
  */
 static int kb_deflate_segments(const uint8_t *p, size_t size, unsigned nseg,
 			       const size_t *cut, uint8_t *zout, size_t *zlen,
@@ -170,12 +174,9 @@ static int kb_deflate_segments(const uint8_t *p, size_t size, unsigned nseg,
 	unsigned k;
 	int rc = c ? 0 : -1;
 
-	for (k = 0; k < nseg; k++) {
-		size_t end = k + 1 < nseg ? cut[k + 1] : size;
-
-		if (end - cut[k] > most)
-			most = end - cut[k];
-	}
+	for (k = 0; k + 1 < nseg; k++) /* the last is not walked */
+		if (cut[k + 1] - cut[k] > most)
+			most = cut[k + 1] - cut[k];
 	scratch = kb_xcalloc(most ? most : 1, 1);
 	zout[0] = 0x78; /* deflate, 32 KiB window */
 	zout[1] = 0xda; /* level 3 ("maximum"), header check */
@@ -202,28 +203,6 @@ static int kb_deflate_segments(const uint8_t *p, size_t size, unsigned nseg,
 	return rc;
 }
 
-/*
- * One stream: libdeflate's level 12 (near-optimal parsing) instead of
- * zlib's 9, since the kit is made once and inflated at every boot. Linux
- * tinyconfig kit: 1,192,969 -> 1,135,131 bytes (1.115x -> 1.061x its gzip -9
- * kernel). Segments are compressed the same way, one by one.
- */
-static int kb_deflate_one(const uint8_t *p, size_t size, uint8_t *out,
-			  size_t *out_len)
-{
-	struct libdeflate_compressor *c = libdeflate_alloc_compressor(KB_LEVEL);
-	size_t n;
-
-	if (!c)
-		return -1;
-	n = libdeflate_zlib_compress(c, p, size, out, *out_len);
-	libdeflate_free_compressor(c);
-	if (n == 0)
-		return -1;
-	*out_len = n;
-	return 0;
-}
-
 int kb_wrap_kit(const uint8_t *payload, size_t size, uint8_t **kit,
 		size_t *kit_size)
 {
@@ -242,13 +221,8 @@ int kb_wrap_kit(const uint8_t *payload, size_t size, uint8_t **kit,
 	if (nseg > 1)
 		idx = (nseg - 1) * sizeof(seg[0]) + sizeof(tail);
 	out = kb_xcalloc(sizeof(h) + zlen + idx, 1);
-	if (nseg == 1) {
-		if (kb_deflate_one(payload, size, out + sizeof(h), &zl)) {
-			free(out);
-			return -1;
-		}
-	} else if (kb_deflate_segments(payload, size, nseg, cut,
-				       out + sizeof(h), &zl, seg)) {
+	if (kb_deflate_segments(payload, size, nseg, cut, out + sizeof(h), &zl,
+				seg)) {
 		free(out);
 		return -1;
 	}
