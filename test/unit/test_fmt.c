@@ -135,31 +135,33 @@ static void test_log(void)
 
 static void test_mem(void)
 {
-	unsigned char a[200], b[200], src[200];
+	/* Every length through the word paths and past the string
+	 * instructions' threshold (256), every alignment of both ends. */
+	unsigned char a[700], b[700], src[700];
 	int bad = 0;
 
-	for (int i = 0; i < 200; i++)
+	for (int i = 0; i < 700; i++)
 		src[i] = (unsigned char)tap_rand();
-	for (size_t n = 0; n <= 70; n++) {
-		for (size_t d = 0; d < 9; d++) {
-			for (size_t s = 0; s < 9; s++) {
-				memcpy(a, src, 200);
-				memcpy(b, src, 200);
-				lk_memcpy(a + 100 + d, src + s, n);
-				memcpy(b + 100 + d, src + s, n);
-				bad += memcmp(a, b, 200) != 0;
+	for (size_t n = 0; n <= 300; n += n < 80 ? 1 : 7) {
+		for (size_t d = 0; d < 17; d++) {
+			for (size_t s = 0; s < 17; s++) {
+				memcpy(a, src, 700);
+				memcpy(b, src, 700);
+				lk_memcpy(a + 350 + d, src + s, n);
+				memcpy(b + 350 + d, src + s, n);
+				bad += memcmp(a, b, 700) != 0;
 				/* Overlap in both directions. */
-				memcpy(a, src, 200);
-				memcpy(b, src, 200);
+				memcpy(a, src, 700);
+				memcpy(b, src, 700);
 				lk_memmove(a + 20 + d, a + 20 + s, n);
 				memmove(b + 20 + d, b + 20 + s, n);
-				bad += memcmp(a, b, 200) != 0;
+				bad += memcmp(a, b, 700) != 0;
 			}
-			memcpy(a, src, 200);
-			memcpy(b, src, 200);
+			memcpy(a, src, 700);
+			memcpy(b, src, 700);
 			lk_memset(a + d, 0x5a + (int)n, n);
 			memset(b + d, 0x5a + (int)n, n);
-			bad += memcmp(a, b, 200) != 0;
+			bad += memcmp(a, b, 700) != 0;
 		}
 	}
 	tap_check(!bad, "mem-copy-move-set", "%d mismatches", bad);
