@@ -217,6 +217,35 @@ void lk_link_info(const struct lk_link *L, struct lk_image_info *out);
 int lk_link_write(struct lk_link *L, void *dst, struct lk_rng *rng);
 
 /*
+ * lk_link_write split for several processors. lk_link_write_begin checks
+ * the link is laid out and cuts the plain section contents into nparts
+ * ranges of about equal work. lk_link_write_sections writes everything
+ * else; lk_link_write_part writes one range and returns its relocation
+ * errors, counted but not logged, so any processor may run it. They
+ * touch disjoint bytes and only read L and the payload, so the parts may
+ * run at once, with each other and with lk_link_write_sections (whose
+ * processor may log). Once all are done, lk_link_write_end (the boot
+ * processor) writes the headers and returns what lk_link_write would,
+ * with its messages: when the parts found errors it redoes them, logging.
+ * The image equals lk_link_write's.
+ */
+#define LK_WRITE_MAX_PARTS 64
+struct lk_write_split {
+	lk_u32 nparts;
+	lk_u32 tail; /* first item no output section claimed */
+	lk_u32 nerr; /* relocation errors so far (logged) */
+	lk_u32 bound[LK_WRITE_MAX_PARTS + 1]; /* part k: chunks [bound[k], bound[k + 1]) */
+};
+int lk_link_write_begin(struct lk_link *L, lk_u32 nparts,
+			struct lk_write_split *ws);
+void lk_link_write_sections(const struct lk_link *L, void *dst,
+			    struct lk_rng *rng, struct lk_write_split *ws);
+lk_u32 lk_link_write_part(const struct lk_link *L, void *dst,
+			  const struct lk_write_split *ws, lk_u32 k);
+int lk_link_write_end(struct lk_link *L, void *dst,
+		      const struct lk_write_split *ws, lk_u32 part_errors);
+
+/*
  * ELF view of the linked image, for the Multiboot2 ELF-sections tag and for
  * `linkkit link`: section headers (null, each emitted output section,
  * .symtab, .strtab, .shstrtab) plus the symbol and string tables.

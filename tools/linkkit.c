@@ -191,7 +191,8 @@ static void usage(void)
 	      "       linkkit verify [-p PUBKEY] KIT\n"
 	      "       linkkit sign -s KEY.sec [-o FILE.sig] FILE\n"
 	      "       linkkit verify -p KEY.pub -x FILE.sig FILE\n"
-	      "       linkkit link [--seed HEX | --random] [--map FILE] [--print-layout] -o OUT.elf KIT\n",
+	      "       linkkit link [--seed HEX | --random] [--map FILE] [--print-layout]\n"
+	      "                    [--write-parts N] -o OUT.elf KIT\n",
 	      stderr);
 }
 

@@ -8,6 +8,7 @@
  * at the start of the image, which then sits at file offset 0.
  */
 #include <elf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ struct link_opts {
 	uint8_t seed[64];
 	size_t seedlen;
 	int have_seed, random, print_layout;
+	unsigned write_parts; /* 0: lk_link_write; else the split write */
 };
 
 static int hexval(int c)
@@ -66,7 +68,8 @@ static int parse_opts(int argc, char **argv, struct link_opts *o)
 	memset(o, 0, sizeof(*o));
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		int needs = !strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--map");
+		int needs = !strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--map") ||
+			    !strcmp(a, "--write-parts");
 
 		if (needs && i + 1 >= argc) {
 			fprintf(stderr, "linkkit: link: %s needs an argument\n", a);
@@ -83,6 +86,16 @@ static int parse_opts(int argc, char **argv, struct link_opts *o)
 				return -1;
 			}
 			o->have_seed = 1;
+		} else if (!strcmp(a, "--write-parts")) {
+			char *end;
+			unsigned long n = strtoul(argv[++i], &end, 10);
+
+			if (*end || n < 1 || n > LK_WRITE_MAX_PARTS) {
+				fprintf(stderr, "linkkit: link: --write-parts wants 1..%u, not '%s'\n",
+					LK_WRITE_MAX_PARTS, argv[i]);
+				return -1;
+			}
+			o->write_parts = (unsigned)n;
 		} else if (!strcmp(a, "--random"))
 			o->random = 1;
 		else if (!strcmp(a, "--print-layout"))
@@ -252,6 +265,50 @@ static void print_layout(struct lk_link *L)
 	lkc_capture_free(&c);
 }
 
+/* --write-parts N: the write the UEFI stage splits across its processors,
+ * here one thread per part, all at once, so the image is only right if
+ * the parts really are independent (test-lld-real compares it with
+ * ld.lld's). */
+struct part_run {
+	struct lk_link *L;
+	void *img;
+	const struct lk_write_split *ws;
+	uint32_t k, nerr;
+};
+
+static void *part_main(void *arg)
+{
+	struct part_run *r = arg;
+
+	r->nerr = lk_link_write_part(r->L, r->img, r->ws, r->k);
+	return NULL;
+}
+
+static int write_split(struct lk_link *L, void *img, struct lk_rng *rng, unsigned n)
+{
+	struct lk_write_split ws;
+	struct part_run run[LK_WRITE_MAX_PARTS];
+	pthread_t th[LK_WRITE_MAX_PARTS];
+	int started[LK_WRITE_MAX_PARTS];
+	uint32_t k, nerr = 0;
+
+	if (lk_link_write_begin(L, n, &ws))
+		return -1;
+	for (k = 0; k < ws.nparts; k++) {
+		run[k] = (struct part_run){ L, img, &ws, k, 0 };
+		started[k] = !pthread_create(&th[k], NULL, part_main, &run[k]);
+		if (!started[k])
+			part_main(&run[k]);
+	}
+	lk_link_write_sections(L, img, rng, &ws);
+	for (k = 0; k < ws.nparts; k++) {
+		if (started[k])
+			pthread_join(th[k], NULL);
+		nerr += run[k].nerr;
+	}
+	return lk_link_write_end(L, img, &ws, nerr);
+}
+
 static int link_kit(struct link_opts *o, struct lk_link *L, struct lk_rng *rng)
 {
 	struct elf_out e;
@@ -264,7 +321,9 @@ static int link_kit(struct link_opts *o, struct lk_link *L, struct lk_rng *rng)
 		return -1;
 	lk_link_info(L, &e.info);
 	img = kb_xcalloc(e.info.load_hi - e.info.load_lo + 1, 1);
-	if (lk_link_write(L, img, rng) || lk_link_phdrs(L, e.ph, sizeof(e.ph), &e.nph) ||
+	if ((o->write_parts ? write_split(L, img, rng, o->write_parts)
+			    : lk_link_write(L, img, rng)) ||
+	    lk_link_phdrs(L, e.ph, sizeof(e.ph), &e.nph) ||
 	    lk_link_elf_size(L, &e.ev))
 		goto out;
 	e.view = kb_xcalloc(e.ev.size ? e.ev.size : 1, 1);

@@ -22,7 +22,7 @@ $(B)/tools/obj/%.o: tools/%.c $(LKTOOL_HDRS)
 
 $(LINKKIT_CLI): $(LKTOOL_OBJS) $(LINKKIT_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(LKTOOL_OBJS) $(LINKKIT_LIB) -lelf -lz -ldeflate -lm
+	$(CC) -o $@ $(LKTOOL_OBJS) $(LINKKIT_LIB) -lelf -lz -ldeflate -lm -lpthread
 
 # The same CLI with ASan+UBSan, for the malformed-object tests (test/diff).
 LINKKIT_CLI_ASAN := $(B)/tools/linkkit-asan
@@ -35,7 +35,7 @@ $(B)/tools/asan/%.o: tools/%.c $(LKTOOL_HDRS)
 
 $(LINKKIT_CLI_ASAN): $(LKTOOL_ASAN_OBJS) $(LINKKIT_ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_FLAGS) -o $@ $(LKTOOL_ASAN_OBJS) $(LINKKIT_ASAN_LIB) -lelf -lz -ldeflate -lm
+	$(CC) $(ASAN_FLAGS) -o $@ $(LKTOOL_ASAN_OBJS) $(LINKKIT_ASAN_LIB) -lelf -lz -ldeflate -lm -lpthread
 
 # `linkkit sign` / `verify -x` against signify-openbsd (tools/test-sign.sh).
 ALL += $(B)/tools/test-sign

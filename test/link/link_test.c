@@ -111,6 +111,32 @@ static void rng_seed(struct lk_rng *r, lk_u32 seed)
 	lk_rng_init(r, &seed, sizeof(seed));
 }
 
+/* do_link: 0 writes with lk_link_write; N splits the write into N parts,
+ * run last to first, as the processors of the UEFI stage may take them. */
+static lk_u32 split_parts;
+
+static int write_split(struct lk_link *L, void *img, struct lk_rng *r,
+		       lk_u32 n)
+{
+	struct lk_write_split ws;
+	lk_u32 k, nerr = 0;
+	int before;
+
+	if (lk_link_write_begin(L, n, &ws))
+		return LK_ERR_LINK;
+	for (k = ws.nparts; k-- > 0;) {
+		before = tlog_total;
+		nerr += lk_link_write_part(L, img, &ws, k);
+		if (tlog_total != before)
+			CHECK("split_parts_are_quiet", 0, "part %u logged: %s",
+			      k, tlog[tlog_n - 1]);
+		/* The sections in the middle: any order will do. */
+		if (k == ws.nparts / 2)
+			lk_link_write_sections(L, img, r, &ws);
+	}
+	return lk_link_write_end(L, img, &ws, nerr);
+}
+
 /* open + layout + write; rc holds the first failure. */
 static void do_link(struct pb *b, lk_u32 seed, struct linked *k)
 {
@@ -130,7 +156,8 @@ static void do_link(struct pb *b, lk_u32 seed, struct linked *k)
 	k->img = calloc(1, k->info.load_hi - k->info.load_lo + 1);
 	/* Garbage first: write must produce every byte itself. */
 	memset(k->img, 0x5a, k->info.load_hi - k->info.load_lo);
-	k->rc = lk_link_write(k->L, k->img, &r);
+	k->rc = split_parts ? write_split(k->L, k->img, &r, split_parts)
+			    : lk_link_write(k->L, k->img, &r);
 }
 
 static void unlink_(struct linked *k)
@@ -1106,6 +1133,75 @@ static void test_reloc_cap_and_undefined(void)
 	free(b);
 }
 
+/* Links b with each seed whole and in several parts: same result code,
+ * same image, same messages. */
+static int split_same(struct pb *b, lk_u32 seeds, char *why, size_t n)
+{
+	static const lk_u32 parts[] = { 1, 2, 3, 5, LK_WRITE_MAX_PARTS + 9 };
+	struct linked k1, k2;
+	char first[512];
+	int lines;
+
+	for (lk_u32 s = 0; s < seeds; s++)
+		for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+			tlog_reset();
+			split_parts = 0;
+			do_link(b, s, &k1);
+			lines = tlog_total;
+			snprintf(first, sizeof(first), "%s", tlog_n ? tlog[0] : "");
+			tlog_reset();
+			split_parts = parts[i];
+			do_link(b, s, &k2);
+			split_parts = 0;
+			lk_u64 sz = k1.info.load_hi - k1.info.load_lo;
+			int ok = k1.rc == k2.rc && lines == tlog_total &&
+				 !strcmp(first, tlog_n ? tlog[0] : "") &&
+				 (k1.rc || (sz == k2.info.load_hi - k2.info.load_lo &&
+					    !memcmp(k1.img, k2.img, sz)));
+			if (!ok)
+				snprintf(why, n, "seed %u, %u parts: rc %d/%d, %d/%d lines",
+					 s, parts[i], k1.rc, k2.rc, lines, tlog_total);
+			unlink_(&k1);
+			unlink_(&k2);
+			if (!ok)
+				return 0;
+		}
+	return 1;
+}
+
+static void test_split_write(void)
+{
+	struct fix f;
+	char why[160] = "";
+	struct lk_link *L = NULL;
+	struct lk_write_split ws;
+	lk_u64 size;
+	lk_u8 *p;
+
+	fix_make(&f);
+	fix_relocs(&f);
+	f.b->outsec[f.t_data].oflags = LK_OUTSEC_RANDOM_FILL;
+	CHECK("split_write_same_image", split_same(f.b, 24, why, sizeof(why)),
+	      "%s", why);
+	/* A relocation out of range in a plain .text chunk: found by a
+	 * quiet part, reported by lk_link_write_end as lk_link_write does. */
+	f.b->sym[f.y_cvar].kind = LK_SYM_ABS;
+	f.b->sym[f.y_cvar].value = 0x4000000000ull;
+	CHECK("split_write_same_errors", split_same(f.b, 3, why, sizeof(why)),
+	      "%s", why);
+	/* Write before layout: refused with the same line. */
+	p = pb_build(f.b, &size);
+	tlog_reset();
+	CHECK("split_write_before_layout",
+	      !lk_link_open(&th, p, size, "kernel.kit", &L) &&
+		      lk_link_write_begin(L, 2, &ws) == LK_ERR_LINK &&
+		      tlog_has("write before a successful layout"),
+	      "%s", tlog[0]);
+	lk_link_close(L);
+	free(p);
+	free(f.b);
+}
+
 /* Validation: a mutation of the good fixture gives one clear error. */
 typedef void (*mutator)(struct fix *f, lk_u8 *payload, lk_u64 *size);
 
@@ -2050,6 +2146,7 @@ int main(int argc, char **argv)
 	test_reloc_types();
 	test_reloc_cap_and_undefined();
 	test_reloc_unnamed();
+	test_split_write();
 	test_validation();
 	test_comdat();
 	test_comdat_validation();
