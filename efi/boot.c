@@ -108,7 +108,7 @@ static int eb_relink_link(struct eb_state *s, struct eb_relink *r,
 	/* An OpenBSD kernel's symbol table follows its image, as boot(8)
 	 * puts it: part of the range the kernel is given. */
 	dst = eb_place_kernel(s, info.load_lo, lk_link_obsd_end(r->L));
-	if (!dst || lk_link_write(r->L, dst, r->rng) ||
+	if (!dst || eb_write_image(s, r->L, dst, r->rng) ||
 	    lk_link_obsd_place(r->L, dst))
 		return -1;
 	eb_phase(s, r, "write");

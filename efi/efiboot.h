@@ -63,8 +63,9 @@ struct eb_state {
 	/* Leak-test -neg build only: eb_release_all neither wipes nor frees
 	 * (what a failed relink held stays, as if it were forgotten). */
 	int keep_released;
-	/* mp.c: the event the firmware signals once the APs that inflated
-	 * kit segments are back (closed by eb_mp_settle). */
+	/* mp.c: the event the firmware signals once the APs that inflate
+	 * and write for the boot processor are back (closed by
+	 * eb_mp_settle). */
 	EFI_EVENT mp_event;
 	int mp_event_done;
 };
@@ -143,6 +144,10 @@ void eb_secure_boot_policy(struct eb_state *s, const char *builtin);
  * Services) taking segments of a segmented kit alongside this one. */
 int eb_inflate_kit(struct eb_state *s, const struct lk_kit *kit,
 		   const char *name, void *dst, lk_u64 size);
+/* mp.c: lk_link_write, with the application processors writing parts
+ * of the image while this one writes the rest (lk_link_write_begin). */
+int eb_write_image(struct eb_state *s, struct lk_link *L, void *dst,
+		   struct lk_rng *rng);
 /* Before ExitBootServices or returning to the firmware: lets the MP
  * library see the APs back, closes the event. */
 void eb_mp_settle(struct eb_state *s);

@@ -1,17 +1,21 @@
 /*
- * The application processors inflate a segmented kit (LK_KIT_F_SEGMENTS)
- * alongside the boot processor (issue 16): the firmware's MP Services
- * protocol (UEFI PI spec, vol. 2, "MP Services Protocol") starts them in
- * non-blocking mode, every processor then takes the next segment from one
- * shared counter, and the boot processor waits on that counter, not on
- * the firmware's event (which edk2 signals only from a periodic timer).
+ * The application processors help the boot processor twice (issue 16):
+ * they inflate a segmented kit (LK_KIT_F_SEGMENTS) and write parts of the
+ * relinked image (lk_link_write_begin). The firmware's MP Services
+ * protocol (UEFI PI spec, vol. 2, "MP Services Protocol") starts them
+ * once, in non-blocking mode; they then wait for jobs. Every processor
+ * takes the next item of a job from one shared counter, and the boot
+ * processor waits on that counter, not on the firmware's event (which
+ * edk2 signals only from a periodic timer). After the write, or at the
+ * latest before ExitBootServices, the APs are told to return.
  *
  * Everything that can go wrong ends in the one-processor path the BIOS
  * stage takes: no protocol, a single processor, a non-blocking request
  * refused, an AP whose CPU state differs from the boot processor's, an AP
- * killed by the timeout (its segment is redone here), a segment that does
+ * killed by the timeout (its item is redone here), a segment that does
  * not inflate (the whole stream is then inflated here, so the error line
- * is the usual one).
+ * is the usual one), a part with relocation errors (lk_link_write_end
+ * redoes the parts, printing them).
  */
 #include "efiboot.h"
 
@@ -37,59 +41,100 @@ struct eb_mp_services {
 };
 
 /* Under TCG one segment of the OpenBSD kit takes ~0.3 s; a real CPU
- * takes ~5 ms. Past this the firmware stops the APs and the boot
- * processor redoes what they left. */
+ * takes ~5 ms. The APs stay up from the inflate through the write (the
+ * link in between takes ~1 s under TCG). Past this the firmware stops
+ * them and the boot processor redoes what they left. */
 #define EB_AP_TIMEOUT_US 60000000u
 
-enum { EB_SEG_PENDING, EB_SEG_OK, EB_SEG_BAD };
+enum { EB_ITEM_PENDING, EB_ITEM_OK, EB_ITEM_BAD };
+#define EB_JOB_MAX_ITEMS                                                      \
+	(LK_KIT_MAX_SEGMENTS > LK_WRITE_MAX_PARTS ? LK_KIT_MAX_SEGMENTS       \
+						  : LK_WRITE_MAX_PARTS)
 
-/* Static, not on the stack: an AP still reads `next` and `kit` once after
- * its last segment, when the boot processor may have moved on. */
+/* n items (segments, parts) that any processor may take, one at a time,
+ * from one shared counter. run returns 0 when item i went well. */
+struct eb_job {
+	int (*run)(struct eb_job *j, lk_u32 i);
+	lk_u32 n;
+	lk_u32 next;   /* next item to take (atomic) */
+	lk_u32 done;   /* items finished, well or not (atomic) */
+	lk_u32 by_aps; /* of them, by application processors (atomic) */
+	lk_u8 state[EB_JOB_MAX_ITEMS];
+};
+
 struct eb_inflate_job {
+	struct eb_job job; /* first: run's argument is this */
 	struct lk_kit kit;
 	lk_u8 *dst;
 	lk_u64 size;
-	lk_u32 features; /* the boot processor's lk_cpu_features() */
-	lk_u32 next;	 /* next segment to take (atomic) */
-	lk_u32 done;	 /* segments finished, well or not (atomic) */
-	lk_u32 by_aps;	 /* of them, by application processors (atomic) */
-	lk_u8 state[LK_KIT_MAX_SEGMENTS];
 	lk_u32 adler[LK_KIT_MAX_SEGMENTS];
 };
-static struct eb_inflate_job eb_job;
 
-static void eb_job_segment(struct eb_inflate_job *j, lk_u32 i, int ap)
+struct eb_write_job {
+	struct eb_job job; /* first */
+	const struct lk_link *L;
+	lk_u8 *dst;
+	struct lk_write_split ws;
+	lk_u32 nerr; /* relocation errors the parts counted (atomic) */
+};
+
+/*
+ * The APs, started once, take the jobs the boot processor posts here in
+ * turn (inflate, then write) and return when it posts the quit job.
+ * Static, not on the stack: an AP still reads a job's counter once after
+ * its last item, when the boot processor may have moved on. Each job has
+ * its own counters, so no AP can take an item of the next job for one of
+ * the last.
+ */
+static struct eb_pool {
+	struct eb_job *posted; /* atomic: the job to work on */
+	struct eb_job quit;
+	lk_u32 features;       /* the boot processor's lk_cpu_features() */
+	UINTN aps;             /* enabled APs when started */
+	int started;
+	struct eb_inflate_job inflate;
+	struct eb_write_job write;
+} eb_pool;
+
+static void eb_job_item(struct eb_job *j, lk_u32 i, int ap)
 {
-	int rc = lk_kit_inflate_segment(&j->kit, i, j->dst, j->size,
-					&j->adler[i]);
+	int rc = j->run(j, i);
 
-	__atomic_store_n(&j->state[i], rc ? EB_SEG_BAD : EB_SEG_OK,
+	__atomic_store_n(&j->state[i], rc ? EB_ITEM_BAD : EB_ITEM_OK,
 			 __ATOMIC_RELEASE);
 	if (ap)
 		__atomic_fetch_add(&j->by_aps, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&j->done, 1, __ATOMIC_RELEASE);
 }
 
-static void eb_job_run(struct eb_inflate_job *j, int ap)
+static void eb_job_run(struct eb_job *j, int ap)
 {
 	lk_u32 i;
 
-	while ((i = __atomic_fetch_add(&j->next, 1, __ATOMIC_ACQ_REL)) <
-	       j->kit.nseg)
-		eb_job_segment(j, i, ap);
+	while ((i = __atomic_fetch_add(&j->next, 1, __ATOMIC_ACQ_REL)) < j->n)
+		eb_job_item(j, i, ap);
 }
 
 /* Runs on each AP, with the firmware's stack (32 KiB in OVMF; inflate
  * needs ~13 KiB). XCR0 and CR4 are per processor: an AP that lacks a
  * vector extension the boot processor's choice of code paths relies on
  * stays out rather than fault. */
-static VOID EFIAPI eb_ap_inflate(VOID *arg)
+static VOID EFIAPI eb_ap_main(VOID *arg)
 {
-	struct eb_inflate_job *j = arg;
+	struct eb_pool *p = arg;
+	struct eb_job *seen = LK_NULL, *j;
 
-	if ((lk_cpu_probe() & j->features) != j->features)
+	if ((lk_cpu_probe() & p->features) != p->features)
 		return;
-	eb_job_run(j, 1);
+	for (;;) {
+		while ((j = __atomic_load_n(&p->posted, __ATOMIC_ACQUIRE)) ==
+		       seen)
+			__builtin_ia32_pause();
+		if (j == &p->quit)
+			return;
+		eb_job_run(j, 1);
+		seen = j;
+	}
 }
 
 /* Number of enabled APs and the protocol, or 0. */
@@ -109,81 +154,168 @@ static UINTN eb_mp_aps(struct eb_state *s, struct eb_mp_services **mp)
 	return enabled - 1;
 }
 
-/* Spins until every segment is finished or the firmware reports the APs
- * done (returned or stopped by the timeout). */
-static void eb_job_wait(struct eb_state *s, struct eb_inflate_job *j,
-			EFI_EVENT ev)
+/* Starts the APs on eb_ap_main, once per boot; returns how many there
+ * are (0: this processor works alone). */
+static UINTN eb_pool_start(struct eb_state *s, const char *what)
 {
-	lk_u32 spins = 0;
-
-	while (__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) < j->kit.nseg) {
-		__builtin_ia32_pause();
-		if (++spins % 4096 == 0 &&
-		    s->st->BootServices->CheckEvent(ev) == EFI_SUCCESS) {
-			s->mp_event_done = 1;
-			break;
-		}
-	}
-}
-
-static int eb_job_finish(struct eb_state *s, struct eb_inflate_job *j,
-			 const char *name)
-{
-	lk_u32 i;
-
-	for (i = 0; i < j->kit.nseg; i++)
-		if (__atomic_load_n(&j->state[i], __ATOMIC_ACQUIRE) ==
-		    EB_SEG_PENDING)
-			eb_job_segment(j, i, 0);
-	for (i = 0; i < j->kit.nseg; i++)
-		if (j->state[i] != EB_SEG_OK)
-			return lk_kit_inflate(&s->host, &j->kit, name, j->dst,
-					      j->size);
-	return lk_kit_inflate_check(&s->host, &j->kit, name, j->adler);
-}
-
-int eb_inflate_kit(struct eb_state *s, const struct lk_kit *kit,
-		   const char *name, void *dst, lk_u64 size)
-{
-	struct eb_inflate_job *j = &eb_job;
+	struct eb_pool *p = &eb_pool;
 	struct eb_mp_services *mp;
 	EFI_EVENT ev = LK_NULL;
 	EFI_STATUS st;
 	UINTN aps;
-	int rc;
 
-	if (kit->nseg < 2 || !(aps = eb_mp_aps(s, &mp)))
-		return lk_kit_inflate(&s->host, kit, name, dst, size);
-	lk_memset(j, 0, sizeof(*j));
-	j->kit = *kit;
-	j->dst = dst;
-	j->size = size;
-	j->features = lk_cpu_features();
+	if (p->started)
+		return s->mp_event && p->posted != &p->quit ? p->aps : 0;
+	p->started = 1;
+	if (!(aps = eb_mp_aps(s, &mp)))
+		return 0;
+	p->features = lk_cpu_features();
+	p->posted = LK_NULL;
 	if (s->st->BootServices->CreateEvent(0, 0, LK_NULL, LK_NULL, &ev) !=
 	    EFI_SUCCESS)
-		return lk_kit_inflate(&s->host, kit, name, dst, size);
-	st = mp->startup_all_aps(mp, eb_ap_inflate, 0, ev, EB_AP_TIMEOUT_US, j,
+		return 0;
+	st = mp->startup_all_aps(mp, eb_ap_main, 0, ev, EB_AP_TIMEOUT_US, p,
 				 LK_NULL);
 	if (st != EFI_SUCCESS) {
 		s->st->BootServices->CloseEvent(ev);
 		if (s->cfg.verbose >= 1)
 			eb_print(s,
-				 "inflate: application processors not "
-				 "started: %s",
-				 eb_status_str(st));
-		return lk_kit_inflate(&s->host, kit, name, dst, size);
+				 "%s: application processors not started: %s",
+				 what, eb_status_str(st));
+		return 0;
 	}
 	s->mp_event = ev;
-	eb_job_run(j, 0);
-	eb_job_wait(s, j, ev);
-	rc = eb_job_finish(s, j, name);
+	p->aps = aps;
+	return aps;
+}
+
+static void eb_pool_quit(void)
+{
+	__atomic_store_n(&eb_pool.posted, &eb_pool.quit, __ATOMIC_RELEASE);
+}
+
+/* Spins until every item is finished or the firmware reports the APs
+ * done (returned or stopped by the timeout): the items still pending
+ * then are redone here. */
+static void eb_job_wait(struct eb_state *s, struct eb_job *j)
+{
+	lk_u32 spins = 0, i;
+
+	while (__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) < j->n) {
+		__builtin_ia32_pause();
+		if (++spins % 4096 == 0 &&
+		    s->st->BootServices->CheckEvent(s->mp_event) ==
+			    EFI_SUCCESS) {
+			s->mp_event_done = 1;
+			break;
+		}
+	}
+	for (i = 0; i < j->n; i++)
+		if (__atomic_load_n(&j->state[i], __ATOMIC_ACQUIRE) ==
+		    EB_ITEM_PENDING)
+			eb_job_item(j, i, 0);
+}
+
+/* Posts j (whose fields the caller set) to the APs; the caller then
+ * works on it too (eb_job_run) and waits (eb_job_wait). */
+static void eb_job_post(struct eb_job *j, lk_u32 n,
+			int (*run)(struct eb_job *, lk_u32))
+{
+	j->run = run;
+	j->n = n;
+	j->next = j->done = j->by_aps = 0;
+	lk_memset(j->state, EB_ITEM_PENDING, sizeof(j->state));
+	__atomic_store_n(&eb_pool.posted, j, __ATOMIC_RELEASE);
+}
+
+static void eb_job_report(struct eb_state *s, const char *what,
+			  const struct eb_job *j, const char *items)
+{
+	UINTN aps = eb_pool.aps;
+
 	if (s->cfg.verbose >= 1)
 		eb_print(s,
-			 "inflate: %u segments, %u of them by %llu "
-			 "application processor%s",
-			 kit->nseg,
+			 "%s: %u %s, %u of them by %llu application "
+			 "processor%s",
+			 what, j->n, items,
 			 __atomic_load_n(&j->by_aps, __ATOMIC_RELAXED),
 			 (unsigned long long)aps, aps == 1 ? "" : "s");
+}
+
+static int eb_inflate_segment(struct eb_job *job, lk_u32 i)
+{
+	struct eb_inflate_job *j = (struct eb_inflate_job *)job;
+
+	return lk_kit_inflate_segment(&j->kit, i, j->dst, j->size,
+				      &j->adler[i]);
+}
+
+int eb_inflate_kit(struct eb_state *s, const struct lk_kit *kit,
+		   const char *name, void *dst, lk_u64 size)
+{
+	struct eb_inflate_job *j = &eb_pool.inflate;
+	lk_u32 i;
+
+	if (kit->nseg < 2 || !eb_pool_start(s, "inflate"))
+		return lk_kit_inflate(&s->host, kit, name, dst, size);
+	j->kit = *kit;
+	j->dst = dst;
+	j->size = size;
+	eb_job_post(&j->job, kit->nseg, eb_inflate_segment);
+	eb_job_run(&j->job, 0);
+	eb_job_wait(s, &j->job);
+	eb_job_report(s, "inflate", &j->job, "segments");
+	/* A segment that does not inflate: the whole stream again, so the
+	 * error line is the usual one. */
+	for (i = 0; i < kit->nseg; i++)
+		if (j->job.state[i] != EB_ITEM_OK)
+			return lk_kit_inflate(&s->host, kit, name, dst, size);
+	return lk_kit_inflate_check(&s->host, kit, name, j->adler);
+}
+
+/* A part's relocation errors are not an AP's to print: counted, and
+ * lk_link_write_end prints them. */
+static int eb_write_part(struct eb_job *job, lk_u32 k)
+{
+	struct eb_write_job *j = (struct eb_write_job *)job;
+
+	__atomic_fetch_add(&j->nerr, lk_link_write_part(j->L, j->dst, &j->ws, k),
+			   __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Parts per processor: small enough that one slow processor does not
+ * hold the rest up. */
+#define EB_PARTS_PER_CPU 4
+
+int eb_write_image(struct eb_state *s, struct lk_link *L, void *dst,
+		   struct lk_rng *rng)
+{
+	struct eb_write_job *j = &eb_pool.write;
+	UINTN aps = eb_pool_start(s, "write");
+	lk_u64 n = EB_PARTS_PER_CPU * ((lk_u64)aps + 1);
+	int rc;
+
+	if (!aps)
+		return lk_link_write(L, dst, rng);
+	j->L = L;
+	j->dst = dst;
+	j->nerr = 0;
+	if (lk_link_write_begin(L, n < LK_WRITE_MAX_PARTS ? (lk_u32)n
+							  : LK_WRITE_MAX_PARTS,
+				&j->ws)) {
+		eb_pool_quit();
+		return LK_ERR_LINK;
+	}
+	eb_job_post(&j->job, j->ws.nparts, eb_write_part);
+	/* The APs start on the parts while this processor writes the rest. */
+	lk_link_write_sections(L, dst, rng, &j->ws);
+	eb_job_run(&j->job, 0);
+	eb_job_wait(s, &j->job);
+	/* No more work for the APs: back to the firmware. */
+	eb_pool_quit();
+	rc = lk_link_write_end(L, dst, &j->ws, j->nerr);
+	eb_job_report(s, "write", &j->job, "parts");
 	return rc;
 }
 
@@ -197,6 +329,7 @@ void eb_mp_settle(struct eb_state *s)
 
 	if (!s->mp_event)
 		return;
+	eb_pool_quit();
 	for (ms = 0; !s->mp_event_done && ms < 200; ms++) {
 		if (s->st->BootServices->CheckEvent(s->mp_event) == EFI_SUCCESS)
 			s->mp_event_done = 1;
@@ -205,7 +338,9 @@ void eb_mp_settle(struct eb_state *s)
 	}
 	if (s->mp_event_done) {
 		s->st->BootServices->CloseEvent(s->mp_event);
-		lk_memset(&eb_job, 0, sizeof(eb_job));
+		/* What the jobs pointed at (the link, the image) goes. */
+		lk_memset(&eb_pool.inflate, 0, sizeof(eb_pool.inflate));
+		lk_memset(&eb_pool.write, 0, sizeof(eb_pool.write));
 	}
 	s->mp_event = LK_NULL;
 }

@@ -190,10 +190,11 @@ check uefi-fallback-duid uefi fallback "^root on sd0a \($duid_gpt\.a\)"
 check bios-fallback-duid bios fallback "^root on sd0a \($duid_mbr\.a\)"
 # The corpus is GENERIC, not GENERIC.MP: the kernel finds the second CPU
 # in the MADT and, being uniprocessor, does not attach it. Under OVMF the
-# second CPU has first inflated kit segments (EFI MP Services, efi/mp.c);
-# the BIOS stage inflates on one.
+# second CPU has first inflated kit segments and written parts of the
+# image (EFI MP Services, efi/mp.c); the BIOS stage does both on one.
 extra=('^cpu at mainbus0: not configured$'
-       '^relinkboot: inflate: [0-9]+ segments, [1-9][0-9]* of them by 1 application processor$')
+       '^relinkboot: inflate: [0-9]+ segments, [1-9][0-9]* of them by 1 application processor$'
+       '^relinkboot: write: 8 parts, [1-9][0-9]* of them by 1 application processor$')
 check uefi-smp2 uefi relinked "$prompt"
 extra=('^cpu at mainbus0: not configured$' '^relinkboot: phase inflate [0-9]+ cycles$')
 deny='application processor'
