@@ -191,12 +191,12 @@ out:
 
 enum {
 	P_VERIFY, P_INFLATE, P_PARSE, P_PLACE, P_WRITE, P_FILL, P_RELOC, P_VERIFY_PORT,
-	P_ZLIB, P_MEMCPY, P_GUNZIP, P_INFLATE1, NPHASE
+	P_ZLIB, P_MEMCPY, P_GUNZIP, P_INFLATE1, P_WRITE1, NPHASE
 };
 static const char *const phase_name[NPHASE] = {
 	"verify", "inflate", "parse", "place", "write", "fill", "relocate",
 	"verify-portable", "zlib-inflate", "memcpy-image", "libdeflate-gunzip",
-	"inflate-1cpu",
+	"inflate-1cpu", "write-1cpu",
 };
 
 /* Wall time (what a boot waits) and this thread's CPU time (what the
@@ -276,7 +276,8 @@ static double par_worker(struct par *p)
 }
 
 struct par_thread {
-	struct par *p;
+	double (*fn)(void *);
+	void *arg;
 	double cpu;
 };
 
@@ -284,39 +285,107 @@ static void *par_thread_main(void *a)
 {
 	struct par_thread *t = a;
 
-	t->cpu = par_worker(t->p);
+	t->cpu = t->fn(t->arg);
 	return NULL;
+}
+
+/* fn(arg) on nthreads - 1 new threads and main(arg) (fn if NULL) on this
+ * one; returns the largest of their CPU times (the critical path). */
+static double par_run(double (*fn)(void *), double (*main)(void *), void *arg)
+{
+	pthread_t th[16];
+	struct par_thread t[16];
+	int n = nthreads - 1, i, started = 0;
+	double cpu;
+
+	for (i = 0; i < n && i < 16; i++) {
+		t[i] = (struct par_thread){ fn, arg, 0 };
+		if (pthread_create(&th[i], NULL, par_thread_main, &t[i]))
+			break;
+		started++;
+	}
+	cpu = (main ? main : fn)(arg);
+	for (i = 0; i < started; i++) {
+		pthread_join(th[i], NULL);
+		if (t[i].cpu > cpu)
+			cpu = t[i].cpu;
+	}
+	return cpu;
+}
+
+static double par_inflate_worker(void *arg)
+{
+	return par_worker(arg);
 }
 
 /* Returns 0 on success; *cpu gets the critical path's CPU ms. */
 static int par_inflate(const struct lk_kit *k, unsigned char *dst, double *cpu)
 {
 	static struct par p;
-	pthread_t th[16];
-	struct par_thread t[16];
-	int n = nthreads - 1, i, started = 0;
-	double mine;
 
 	memset(&p, 0, sizeof(p));
 	p.k = k;
 	p.dst = dst;
-	for (i = 0; i < n && i < 16; i++) {
-		t[i].p = &p;
-		t[i].cpu = 0;
-		if (pthread_create(&th[i], NULL, par_thread_main, &t[i]))
-			break;
-		started++;
-	}
-	mine = par_worker(&p);
-	*cpu = mine;
-	for (i = 0; i < started; i++) {
-		pthread_join(th[i], NULL);
-		if (t[i].cpu > *cpu)
-			*cpu = t[i].cpu;
-	}
+	*cpu = par_run(par_inflate_worker, NULL, &p);
 	if (p.failed)
 		return 1;
 	return lk_kit_inflate_check(&host, k, "kit", p.adler) != LK_OK;
+}
+
+/*
+ * The write split as the UEFI stage splits it across its processors
+ * (efi/mp.c): the other threads start on the parts (4 per thread, for
+ * balance) while this one writes the sections, then joins them; this one
+ * finishes. The threads start inside the timed phase.
+ */
+struct par_write {
+	const struct lk_link *L;
+	unsigned char *dst;
+	struct lk_rng *rng;
+	struct lk_write_split ws;
+	lk_u32 next, nerr;
+};
+
+static double par_write_worker(void *arg)
+{
+	struct par_write *p = arg;
+	double c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+	lk_u32 k;
+
+	while ((k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->ws.nparts)
+		__atomic_fetch_add(&p->nerr, lk_link_write_part(p->L, p->dst, &p->ws, k),
+				   __ATOMIC_RELAXED);
+	return clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
+}
+
+static double par_write_main(void *arg)
+{
+	struct par_write *p = arg;
+	double c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+
+	lk_link_write_sections(p->L, p->dst, p->rng, &p->ws);
+	return clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0 + par_write_worker(p);
+}
+
+static int par_write(struct lk_link *L, unsigned char *dst, struct lk_rng *rng, double *cpu)
+{
+	static struct par_write p;
+	double c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID), path, c1;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	p.L = L;
+	p.dst = dst;
+	p.rng = rng;
+	if (lk_link_write_begin(L, 4 * (lk_u32)nthreads, &p.ws))
+		return 1;
+	c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
+	path = par_run(par_write_worker, par_write_main, &p);
+	c1 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+	rc = lk_link_write_end(L, dst, &p.ws, p.nerr);
+	/* begin, the slowest thread, end: the critical path. */
+	*cpu = c0 + path + clock_ms(CLOCK_THREAD_CPUTIME_ID) - c1;
+	return rc;
 }
 
 /* One whole boot-side relink, as a stage does it, timed per phase. */
@@ -325,8 +394,8 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 	struct lk_kit k;
 	struct lk_link *L = NULL;
 	struct lk_image_info in;
-	struct lk_rng rng;
-	unsigned char *payload, *img;
+	struct lk_rng rng, rng1;
+	unsigned char *payload, *img, *img1;
 	int rc;
 
 	if (lk_kit_open(&host, kit, kn, "kit", &k))
@@ -362,10 +431,31 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 	lk_link_info(L, &in);
 	r->image = in.load_hi - in.load_lo;
 	img = big_alloc(r->image);
+	img1 = big_alloc(r->image);
 	touch(img, r->image);
+	touch(img1, r->image);
+	rng1 = rng; /* the same random-fill bytes for the one-CPU write */
 	start();
-	rc = lk_link_write(L, img, &rng);
-	stop(r, P_WRITE, run);
+	if (nthreads > 1) {
+		double cpu = 0;
+
+		rc = par_write(L, img, &rng, &cpu);
+		stop(r, P_WRITE, run);
+		r->cpu[P_WRITE][run] = cpu;
+	} else {
+		rc = lk_link_write(L, img, &rng);
+		stop(r, P_WRITE, run);
+	}
+	/* As the BIOS stage writes: one processor, one pass. */
+	start();
+	rc = rc ? rc : lk_link_write(L, img1, &rng1);
+	stop(r, P_WRITE1, run);
+	if (!rc && memcmp(img, img1, r->image)) {
+		fprintf(stderr, "bench: the split write's image differs from lk_link_write's\n");
+		rc = 1;
+	}
+	big_free(img1, r->image);
+	lk_rng_wipe(&rng1);
 	/* The two halves of write, each on its own (the boot does them in
 	 * one pass, relocating each chunk while it is in the cache): fill =
 	 * contents, fills and random-fill; relocate = every relocation as a
@@ -432,14 +522,14 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 static void report(struct result *r, int runs)
 {
 	double med[NPHASE], cpu[NPHASE], bytes[NPHASE];
-	double relink, link;
+	double relink, link, link1;
 	int p;
 
 	bytes[P_VERIFY] = r->kit;
 	bytes[P_INFLATE] = bytes[P_ZLIB] = bytes[P_INFLATE1] = r->payload;
 	bytes[P_PARSE] = r->payload;
 	bytes[P_PLACE] = r->payload;
-	bytes[P_WRITE] = bytes[P_MEMCPY] = bytes[P_FILL] = r->image;
+	bytes[P_WRITE] = bytes[P_MEMCPY] = bytes[P_FILL] = bytes[P_WRITE1] = r->image;
 	bytes[P_RELOC] = r->image;
 	bytes[P_VERIFY_PORT] = r->kit;
 	bytes[P_GUNZIP] = r->gz_out;
@@ -470,6 +560,12 @@ static void report(struct result *r, int runs)
 	       cpu[P_VERIFY] + cpu[P_INFLATE] + cpu[P_PARSE] + cpu[P_PLACE] + cpu[P_WRITE]);
 	printf("link_cpu_ms %.3f\n", cpu[P_PARSE] + cpu[P_PLACE] + cpu[P_WRITE]);
 	printf("link_over_memcpy %.2f\n", med[P_MEMCPY] > 0 ? link / med[P_MEMCPY] : 0);
+	/* The BIOS stage's link, and the UEFI stage's on one processor. */
+	link1 = med[P_PARSE] + med[P_PLACE] + med[P_WRITE1];
+	printf("write_threads %d\n", nthreads);
+	printf("link_1cpu_ms %.3f\n", link1);
+	printf("link_1cpu_cpu_ms %.3f\n", cpu[P_PARSE] + cpu[P_PLACE] + cpu[P_WRITE1]);
+	printf("link_1cpu_over_memcpy %.2f\n", med[P_MEMCPY] > 0 ? link1 / med[P_MEMCPY] : 0);
 	printf("inflate_over_zlib %.2f\n", med[P_ZLIB] > 0 ? med[P_INFLATE] / med[P_ZLIB] : 0);
 	printf("core_peak_bytes %llu\n", (unsigned long long)r->core_peak);
 	if (gz_out) {
