@@ -184,14 +184,18 @@ int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk, lk_u32 idx,
  * The forms kernels are made of, as a table instead of a switch: the
  * boot-time loop then has no indirect branch per relocation (the types
  * alternate unpredictably). pc: P is subtracted; the value fits when
- * (v + bias) & mask == 0 (the same ranges as lk_reloc_fits); w: bytes.
+ * (v + bias) & mask == 0 (the same ranges as lk_reloc_fits); w: bytes,
+ * 0 for the types that take lk_reloc_apply's general path. 32 entries,
+ * so a type is looked up with a mask and checked once.
  */
 struct lk_fast_form {
 	lk_u64 pc, bias, mask;
 	lk_u32 w;
 };
 #define LK_HI32 0xffffffff00000000ull
-static const struct lk_fast_form lk_fast[LK_R_X86_64_PC64 + 1] = {
+#define LK_FAST_N 32
+_Static_assert(LK_RELOC_NTYPES <= LK_FAST_N, "fast table covers every type");
+static const struct lk_fast_form lk_fast[LK_FAST_N] = {
 	[LK_R_X86_64_64] = { 0, 0, 0, 8 },
 	[LK_R_X86_64_PC64] = { ~0ull, 0, 0, 8 },
 	[LK_R_X86_64_PC32] = { ~0ull, 0x80000000ull, LK_HI32, 4 },
@@ -199,42 +203,56 @@ static const struct lk_fast_form lk_fast[LK_R_X86_64_PC64 + 1] = {
 	[LK_R_X86_64_32] = { 0, 0, LK_HI32, 4 },
 };
 
-/* Applies every relocation of `chunk`, whose bytes are at p. Each record
- * is checked first (OR-ed, one branch); anything not on the fast path
+/* Everything off the fast path: a record that does not fit its chunk,
+ * names no symbol or has an unknown type is reported here; the rest
  * (other types, undefined symbols, values out of range) goes through
- * lk_reloc_apply, which reports it. */
+ * lk_reloc_apply, which reports what is wrong. */
+static void lk_reloc_slow(const struct lk_link *L, lk_u32 chunk,
+			  const struct lk_reloc *r, lk_u8 *p, lk_u32 *nerr)
+{
+	lk_u64 size = L->chunk[chunk].size, off = r->offset;
+	lk_u64 w = (lk_u64)lk_reloc_width(lk_reloc_type(r));
+
+	if (w == 0 || lk_reloc_sym(r) >= L->nsym || off > size ||
+	    size - off < w) {
+		lk_reloc_bad(L, chunk, r, nerr);
+		return;
+	}
+	lk_reloc_apply(L, chunk, (lk_u32)(r - L->rel), p + off, nerr);
+}
+
+/* Applies every relocation of `chunk`, whose bytes are at p. Each record
+ * is checked first (OR-ed, one branch; the symbol's known flag only once
+ * its index is). The link's arrays are read into locals: the stores
+ * below may alias anything, so the compiler would reload them. */
 void lk_reloc_chunk_apply(const struct lk_link *L, lk_u32 chunk, lk_u8 *p,
 			  lk_u32 *nerr)
 {
 	const struct lk_chunk *ch = &L->chunk[chunk];
 	const struct lk_reloc *r = L->rel + ch->reloc_first;
 	const struct lk_reloc *end = r + ch->reloc_count;
-	lk_u64 vma = L->chunk_vma[chunk], size = ch->size, v, w, off;
+	const lk_u64 *val = L->sym_val;
+	const lk_u8 *known = L->sym_known;
+	lk_u64 vma = L->chunk_vma[chunk], size = ch->size, v, off;
+	lk_u32 nsym = L->nsym, info, type, sym;
 	const struct lk_fast_form *f;
-	lk_u32 type, sym;
 	lk_u8 spare[4], *hi;
 
 	for (; r < end; r++) {
-		type = lk_reloc_type(r);
-		sym = lk_reloc_sym(r);
+		info = r->info;
+		type = info & 0xffu;
+		sym = info >> 8;
 		off = r->offset;
-		w = (lk_u64)lk_reloc_width(type);
-		if ((w == 0) | (sym >= L->nsym) | (off > size) |
-		    (size - off < w)) {
-			lk_reloc_bad(L, chunk, r, nerr);
+		f = &lk_fast[type & (LK_FAST_N - 1)];
+		if (((type >= LK_FAST_N) | (f->w == 0) | (sym >= nsym) |
+		     (off > size) | (size - off < f->w)) ||
+		    !known[sym]) {
+			lk_reloc_slow(L, chunk, r, p, nerr);
 			continue;
 		}
-		f = type <= LK_R_X86_64_PC64 ? &lk_fast[type] : 0;
-		if (!f || !f->w || !L->sym_known[sym]) {
-			lk_reloc_apply(L, chunk, (lk_u32)(r - L->rel),
-				       p + off, nerr);
-			continue;
-		}
-		v = L->sym_val[sym] + (lk_u64)r->addend -
-		    ((vma + off) & f->pc);
+		v = val[sym] + (lk_u64)r->addend - ((vma + off) & f->pc);
 		if ((v + f->bias) & f->mask) {
-			lk_reloc_apply(L, chunk, (lk_u32)(r - L->rel),
-				       p + off, nerr);
+			lk_reloc_slow(L, chunk, r, p, nerr);
 			continue;
 		}
 		/* Low half always, high half only for 8-byte fields (else
