@@ -620,15 +620,40 @@ static int lk_run_plan(struct lk_link *L)
 	return ok;
 }
 
+/*
+ * Nearly all symbols are offsets in a chunk or in a merged string (the
+ * OpenBSD kit: 55,330 and 101,963 of 157,333): they take a short path,
+ * with the chunk's liveness (its slot placed, its COMDAT copy kept)
+ * looked up once per chunk into the sort scratch, and the arrays in
+ * locals (with -fno-strict-aliasing every store would reload them).
+ * The results are lk_sym_now's.
+ */
 static int lk_resolve_symbols(struct lk_link *L)
 {
-	lk_u32 i;
-	lk_u64 v;
+	const struct lk_symbol *y = L->sym;
+	const lk_u64 *cvma = L->chunk_vma, *coff = L->class_off;
+	const lk_u32 *cown = L->class_owner;
+	lk_u64 *val = L->sym_val, v;
+	lk_u8 *known = L->sym_known;
+	lk_u32 *live = L->tmp, i, n = L->nsym, owner;
 
-	for (i = 0; i < L->nsym; i++) {
-		if (lk_sym_now(L, i, 1, &v)) {
-			L->sym_val[i] = v;
-			L->sym_known[i] = 1;
+	for (i = 0; i < L->nchunk; i++)
+		live[i] = L->slot_done[L->chunk[i].slot] && !L->chunk_dead[i];
+	for (i = 0; i < n; i++, y++) {
+		if (y->kind == LK_SYM_CHUNK) {
+			if (live[y->ref]) {
+				val[i] = cvma[y->ref] + y->value;
+				known[i] = 1;
+			}
+		} else if (y->kind == LK_SYM_MERGE) {
+			owner = cown[y->ref];
+			if (owner != LK_NONE) {
+				val[i] = cvma[owner] + coff[y->ref] + y->value;
+				known[i] = 1;
+			}
+		} else if (lk_sym_now(L, i, 1, &v)) {
+			val[i] = v;
+			known[i] = 1;
 		}
 	}
 	return 1;
