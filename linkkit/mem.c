@@ -189,13 +189,13 @@ int lk_strcmp(const char *a, const char *b)
 	return (*x > *y) - (*x < *y);
 }
 
+/* A plain lk_memset (rep stosb, or words): the barrier after it tells the
+ * compiler the memory is read, so the stores stay even when the buffer is
+ * freed right after. The volatile byte loop it replaces took ~1 ms for
+ * the 3.4 MB a link of the OpenBSD kit allocates. */
 void lk_wipe(void *p, lk_size n)
 {
-	volatile lk_u8 *d = p;
-
-	while (n--)
-		*d++ = 0;
-	/* Tell the compiler the memory is observed so the stores stay. */
+	lk_memset(p, 0, n);
 	__asm__ __volatile__("" : : "r"(p) : "memory");
 }
 
