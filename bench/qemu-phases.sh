@@ -59,7 +59,7 @@ for run in uefi bios uefi-smp2; do
 		-l "$W/obsd-$run.log" "$W/obsd.img" >"$W/obsd-$run.result" 2>&1
 	echo "$run: $(head -1 "$W/obsd-$run.result"); kernel reached 'root device:':" \
 		"$(tr -d '\r' <"$W/obsd-$run.log" | grep -q 'root device:' && echo yes || echo no)"
-	tr -d '\r' <"$W/obsd-$run.log" | sed -n 's/.*relinkboot: \(inflate: .*\)/\1/p'
+	tr -d '\r' <"$W/obsd-$run.log" | sed -n 's/.*relinkboot: \(\(inflate\|write\): .*\)/\1/p'
 	echo
 	echo "| $run phase | cycles |"
 	echo "|---|---:|"
