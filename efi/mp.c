@@ -47,8 +47,8 @@ struct eb_mp_services {
 #define EB_AP_TIMEOUT_US 60000000u
 
 enum { EB_ITEM_PENDING, EB_ITEM_OK, EB_ITEM_BAD };
-#define EB_JOB_MAX_ITEMS                                                      \
-	(LK_KIT_MAX_SEGMENTS > LK_WRITE_MAX_PARTS ? LK_KIT_MAX_SEGMENTS       \
+#define EB_JOB_MAX_ITEMS                                                \
+	(LK_KIT_MAX_SEGMENTS > LK_WRITE_MAX_PARTS ? LK_KIT_MAX_SEGMENTS \
 						  : LK_WRITE_MAX_PARTS)
 
 /* n items (segments, parts) that any processor may take, one at a time,
@@ -89,8 +89,8 @@ struct eb_write_job {
 static struct eb_pool {
 	struct eb_job *posted; /* atomic: the job to work on */
 	struct eb_job quit;
-	lk_u32 features;       /* the boot processor's lk_cpu_features() */
-	UINTN aps;             /* enabled APs when started */
+	lk_u32 features; /* the boot processor's lk_cpu_features() */
+	UINTN aps;	 /* enabled APs when started */
 	int started;
 	struct eb_inflate_job inflate;
 	struct eb_write_job write;
@@ -279,7 +279,8 @@ static int eb_write_part(struct eb_job *job, lk_u32 k)
 {
 	struct eb_write_job *j = (struct eb_write_job *)job;
 
-	__atomic_fetch_add(&j->nerr, lk_link_write_part(j->L, j->dst, &j->ws, k),
+	__atomic_fetch_add(&j->nerr,
+			   lk_link_write_part(j->L, j->dst, &j->ws, k),
 			   __ATOMIC_RELAXED);
 	return 0;
 }
@@ -301,9 +302,9 @@ int eb_write_image(struct eb_state *s, struct lk_link *L, void *dst,
 	j->L = L;
 	j->dst = dst;
 	j->nerr = 0;
-	if (lk_link_write_begin(L, n < LK_WRITE_MAX_PARTS ? (lk_u32)n
-							  : LK_WRITE_MAX_PARTS,
-				&j->ws)) {
+	if (lk_link_write_begin(
+		    L, n < LK_WRITE_MAX_PARTS ? (lk_u32)n : LK_WRITE_MAX_PARTS,
+		    &j->ws)) {
 		eb_pool_quit();
 		return LK_ERR_LINK;
 	}

@@ -234,7 +234,8 @@ struct lk_write_split {
 	lk_u32 nparts;
 	lk_u32 tail; /* first item no output section claimed */
 	lk_u32 nerr; /* relocation errors so far (logged) */
-	lk_u32 bound[LK_WRITE_MAX_PARTS + 1]; /* part k: chunks [bound[k], bound[k + 1]) */
+	/* Part k: the chunks [bound[k], bound[k + 1]). */
+	lk_u32 bound[LK_WRITE_MAX_PARTS + 1];
 };
 int lk_link_write_begin(struct lk_link *L, lk_u32 nparts,
 			struct lk_write_split *ws);
