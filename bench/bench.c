@@ -288,8 +288,7 @@ static double par_worker(struct par *p)
 }
 
 struct par_thread {
-	double (*fn)(void *);
-	void *arg;
+	struct par *p;
 	double cpu;
 };
 
@@ -297,48 +296,34 @@ static void *par_thread_main(void *a)
 {
 	struct par_thread *t = a;
 
-	t->cpu = t->fn(t->arg);
+	t->cpu = par_worker(t->p);
 	return NULL;
-}
-
-/* fn(arg) on nthreads - 1 new threads and main(arg) (fn if NULL) on this
- * one; returns the largest of their CPU times (the critical path). */
-static double par_run(double (*fn)(void *), double (*main)(void *), void *arg)
-{
-	pthread_t th[16];
-	struct par_thread t[16];
-	int n = nthreads - 1, i, started = 0;
-	double cpu;
-
-	for (i = 0; i < n && i < 16; i++) {
-		t[i] = (struct par_thread){ fn, arg, 0 };
-		if (pthread_create(&th[i], NULL, par_thread_main, &t[i]))
-			break;
-		started++;
-	}
-	cpu = (main ? main : fn)(arg);
-	for (i = 0; i < started; i++) {
-		pthread_join(th[i], NULL);
-		if (t[i].cpu > cpu)
-			cpu = t[i].cpu;
-	}
-	return cpu;
-}
-
-static double par_inflate_worker(void *arg)
-{
-	return par_worker(arg);
 }
 
 /* Returns 0 on success; *cpu gets the critical path's CPU ms. */
 static int par_inflate(const struct lk_kit *k, unsigned char *dst, double *cpu)
 {
 	static struct par p;
+	pthread_t th[16];
+	struct par_thread t[16];
+	int n = nthreads - 1, i, started = 0;
 
 	memset(&p, 0, sizeof(p));
 	p.k = k;
 	p.dst = dst;
-	*cpu = par_run(par_inflate_worker, NULL, &p);
+	for (i = 0; i < n && i < 16; i++) {
+		t[i].p = &p;
+		t[i].cpu = 0;
+		if (pthread_create(&th[i], NULL, par_thread_main, &t[i]))
+			break;
+		started++;
+	}
+	*cpu = par_worker(&p);
+	for (i = 0; i < started; i++) {
+		pthread_join(th[i], NULL);
+		if (t[i].cpu > *cpu)
+			*cpu = t[i].cpu;
+	}
 	if (p.failed)
 		return 1;
 	return lk_kit_inflate_check(&host, k, "kit", p.adler) != LK_OK;
@@ -355,7 +340,6 @@ static int par_inflate(const struct lk_kit *k, unsigned char *dst, double *cpu)
 struct par_write {
 	const struct lk_link *L;
 	unsigned char *dst;
-	struct lk_rng *rng;
 	struct lk_write_split ws;
 	lk_u32 next, nerr;
 };
@@ -423,7 +407,6 @@ static int par_write(struct lk_link *L, unsigned char *dst, struct lk_rng *rng, 
 	memset(&p, 0, sizeof(p));
 	p.L = L;
 	p.dst = dst;
-	p.rng = rng;
 	if (lk_link_write_begin(L, 4 * (lk_u32)nthreads, &p.ws))
 		return 1;
 	cb = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
