@@ -234,14 +234,13 @@ void lk_reloc_chunk_apply(const struct lk_link *L, lk_u32 chunk, lk_u8 *p,
 	const lk_u64 *val = L->sym_val;
 	const lk_u8 *known = L->sym_known;
 	lk_u64 vma = L->chunk_vma[chunk], size = ch->size, v, off;
-	lk_u32 nsym = L->nsym, info, type, sym;
+	lk_u32 nsym = L->nsym, type, sym;
 	const struct lk_fast_form *f;
 	lk_u8 spare[4], *hi;
 
 	for (; r < end; r++) {
-		info = r->info;
-		type = info & 0xffu;
-		sym = info >> 8;
+		type = lk_reloc_type(r);
+		sym = lk_reloc_sym(r);
 		off = r->offset;
 		f = &lk_fast[type & (LK_FAST_N - 1)];
 		if (((type >= LK_FAST_N) | (f->w == 0) | (sym >= nsym) |
