@@ -1183,6 +1183,12 @@ static void test_split_write(void)
 	f.b->outsec[f.t_data].oflags = LK_OUTSEC_RANDOM_FILL;
 	CHECK("split_write_same_image", split_same(f.b, 24, why, sizeof(why)),
 	      "%s", why);
+	/* Merged strings (ld.lld's layout) go with the parts too. */
+	lk_u32 mp, mq, mp2, mq2, mop, moq;
+	struct pb *m = mlld_fixture(&mp, &mq, &mp2, &mq2, &mop, &moq);
+	CHECK("split_write_merged_strings", split_same(m, 12, why, sizeof(why)),
+	      "%s", why);
+	free(m);
 	/* A relocation out of range in a plain .text chunk: found by a
 	 * quiet part, reported by lk_link_write_end as lk_link_write does. */
 	f.b->sym[f.y_cvar].kind = LK_SYM_ABS;
