@@ -12,13 +12,12 @@ LK=$B/tools/linkkit ELF=$B/demo/fallback.elf
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
+. "$SRC/test/qemu/lib.sh"
 
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; }
 check() { # NAME REASON CONDITION...
 	local n=$1 why=$2
 	shift 2
-	if "$@"; then ok "$n"; else nok "$n" "$why"; fi
+	if "$@"; then ok "$n"; else not_ok "$n" "$why"; fi
 }
 # one_line NAME WANT CMD...: CMD fails with exactly the line WANT on stderr.
 one_line() {
@@ -27,25 +26,22 @@ one_line() {
 	out=$("$@" 2>&1 >/dev/null)
 	rc=$?
 	if [ $rc -eq 0 ]; then
-		nok "$n" "succeeded; want failure with '$want'"
+		not_ok "$n" "succeeded; want failure with '$want'"
 	elif [ "$out" != "$want" ]; then
-		nok "$n" "stderr '$out', want '$want'"
+		not_ok "$n" "stderr '$out', want '$want'"
 	else
 		ok "$n"
 	fi
 }
 
-if ! command -v signify-openbsd >/dev/null; then
-	for n in same-bytes signify-verifies-ours ours-verifies-signify default-name \
-		tampered other-key encrypted-key encrypted-wrong-passphrase \
-		encrypted-no-passphrase encrypted-nothing-written encrypted-key-create \
-		kdf-rounds-limit not-a-key not-a-pubkey malformed-sig mkimage-fallback-key \
-		mkimage-install-needs-key mkimage-install-refused-unchanged mkimage-install-key \
-		mkimage-encrypted-key; do
-		echo "skip sign-$n: signify-openbsd not installed"
-	done
-	exit 0
-fi
+names=(same-bytes signify-verifies-ours ours-verifies-signify default-name
+       tampered other-key encrypted-key encrypted-wrong-passphrase
+       encrypted-no-passphrase encrypted-nothing-written encrypted-key-create
+       kdf-rounds-limit not-a-key not-a-pubkey malformed-sig mkimage-fallback-key
+       mkimage-install-needs-key mkimage-install-refused-unchanged mkimage-install-key
+       mkimage-encrypted-key)
+command -v signify-openbsd >/dev/null ||
+	skip_all "signify-openbsd not installed" "${names[@]/#/sign-}"
 
 # An encrypted key (signify -G without -n) needs the passphrase on a tty.
 mkenc() {
@@ -70,8 +66,7 @@ sys.exit(os.waitpid(pid, 0)[1] >> 8)
 EOF
 }
 
-signify-openbsd -G -n -p "$W/k1.pub" -s "$W/k1.sec" &&
-	signify-openbsd -G -n -p "$W/k2.pub" -s "$W/k2.sec" || {
+signify_keys "$W" k1 k2 || {
 	echo "not ok sign-setup: signify-openbsd -G failed"
 	exit 0
 }
@@ -120,14 +115,12 @@ if mkenc "$W/enc.pub" "$W/enc.sec" >"$W/enc.log" 2>&1; then
 		bash -c '"$0" sign -s "$1" -o "$2" "$3" </dev/null' "$LK" "$W/enc.sec" "$W/x.sig" "$W/rand"
 	check sign-encrypted-nothing-written "$W/x.sig exists" test ! -e "$W/x.sig"
 	# create --sign takes the same keys; the kit verifies with the key.
-	mapfile -t objs <"$B/demo/objects.txt"
-	echo "$PASS" | "$LK" create --sign "$W/enc.sec" -o "$W/a.kit" -T "$SRC/test/demo/kernel.ld" \
-		-P "$SRC/test/demo/policy" "${objs[@]}" 2>"$W/create.log"
+	echo "$PASS" | demo_kit "$W/a.kit" --sign "$W/enc.sec" 2>"$W/create.log"
 	out=$("$LK" verify -p "$W/enc.pub" "$W/a.kit" 2>&1)
 	check sign-encrypted-key-create "$out $(head -1 "$W/create.log")" \
 		test "$out" = "$W/a.kit: ok (signature verified)"
 else
-	nok sign-encrypted-key "cannot make an encrypted key: $(tail -1 "$W/enc.log")"
+	not_ok sign-encrypted-key "cannot make an encrypted key: $(tail -1 "$W/enc.log")"
 fi
 # A key file claiming 2^32-1 KDF rounds (hours of work) is refused at once.
 python3 - "$W/k1.sec" "$W/slow.sec" <<'EOF'
@@ -157,7 +150,7 @@ if "$MK" create -o "$img" --efi "$B/efi/BOOTX64.EFI" --kit "$B/demo/kernel.kit" 
 	check sign-mkimage-fallback-key "FALLBACK.SIG differs from signify's" \
 		cmp -s "$W/img.sig" "$W/fallback.elf.theirs"
 else
-	nok sign-mkimage-fallback-key "$(tail -1 "$W/mk.log")"
+	not_ok sign-mkimage-fallback-key "$(tail -1 "$W/mk.log")"
 fi
 # A new fallback on a signed image needs a new signature: refused without.
 cp "$ELF" "$W/fb2.elf" && printf 'x' >>"$W/fb2.elf"
@@ -173,7 +166,7 @@ if "$MK" install-fallback "$img" "$W/fb2.elf" --key "$W/k1.sec" >"$W/mk.log" 2>&
 	check sign-mkimage-install-key "$out" \
 		test "$out" = "Signature Verified" -a "$(cmp "$W/new.elf" "$W/fb2.elf" 2>&1)" = ""
 else
-	nok sign-mkimage-install-key "$(tail -1 "$W/mk.log")"
+	not_ok sign-mkimage-install-key "$(tail -1 "$W/mk.log")"
 fi
 # With an encrypted key the passphrase passes through mkimage's stdin.
 echo "$PASS" | signify-openbsd -S -s "$W/enc.sec" -m "$ELF" -x "$W/enc-fb.theirs"
@@ -183,5 +176,5 @@ if echo "$PASS" | "$MK" create -o "$W/e.img" --efi "$B/efi/BOOTX64.EFI" --kit "$
 	check sign-mkimage-encrypted-key "FALLBACK.SIG differs from signify's" \
 		cmp -s "$W/e.sig" "$W/enc-fb.theirs"
 else
-	nok sign-mkimage-encrypted-key "$(tail -1 "$W/mk.log")"
+	not_ok sign-mkimage-encrypted-key "$(tail -1 "$W/mk.log")"
 fi

@@ -18,23 +18,12 @@ limit=${BOOT_TIMEOUT:-90}
 names=(uefi-relinked bios-relinked uefi-fallback bios-fallback
        uefi-nolabel bios-badlabel bios-fallback-mb2 uefi-fallback-nosyms
        uefi-fallback-unusable)
+. "$(dirname "$0")/../qemu/lib.sh"
 
-if [ ! -e "$image" ]; then
-	for n in "${names[@]}"; do echo "skip obsd-$n: $image missing"; done
-	exit 0
-fi
-mkdir -p "$B/obsd"
-work=$(mktemp -d "$B/obsd/run.XXXXXX") || exit 1
+[ -e "$image" ] || skip_all "$image missing" "${names[@]/#/obsd-}"
+work=$(new_run_dir "$B/obsd/run") || exit 1
 setup_fail() { echo "not ok obsd-setup: $*"; exit 0; }
 
-# A DUID of 8 random bytes, never all zero (OpenBSD reads that as none).
-new_duid() {
-	local d=0000000000000000
-	while [ "$d" = 0000000000000000 ]; do
-		d=$(od -An -tx1 -N8 /dev/urandom | tr -d ' \n')
-	done
-	echo "$d"
-}
 duid_gpt=$(new_duid)
 duid_mbr=$(new_duid)
 labelled() { # out table duid dtype
@@ -113,8 +102,6 @@ run bios-fallback-mb2 bios "$work/mb2.img" &
 run uefi-fallback-nosyms uefi "$work/nosyms.img" &
 wait
 run uefi-fallback-unusable uefi "$work/unusable.img"
-
-clean() { sed -e 's/\x1b\[[0-9;=?]*[A-Za-z]//g' -e 's/\r//g' "$1"; }
 
 # check NAME: the boot passed and the log has every line in $want and none
 # matching $deny.
@@ -199,5 +186,4 @@ elif grep -q '^obsd: ' <(clean "$work/uefi-fallback-unusable.log"); then
 else
 	echo "ok obsd-uefi-fallback-unusable"
 fi
-find "$B/obsd" -maxdepth 1 -name 'run.*' -mmin +60 -exec rm -rf {} + 2>/dev/null
 exit 0

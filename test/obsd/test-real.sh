@@ -32,22 +32,11 @@ names=(uefi-relinked bios-relinked uefi-fallback bios-fallback
        uefi-smp2 bios-smp2 uefi-smm uefi-secureboot)
 ovmf=/usr/share/OVMF
 sbdir=/usr/share/ovmf
+. "$(dirname "$0")/../qemu/lib.sh"
 
-if [ "$(cat "$R/kit.done" 2>/dev/null)" != ok ]; then
-	for n in "${names[@]}"; do
-		echo "skip obsd-real-$n: no OpenBSD corpus (../shared/corpora)"
-	done
-	exit 0
-fi
+[ "$(cat "$R/kit.done" 2>/dev/null)" = ok ] ||
+	skip_all "no OpenBSD corpus (../shared/corpora)" "${names[@]/#/obsd-real-}"
 setup_fail() { echo "not ok obsd-real-setup: $*"; exit 0; }
-
-new_duid() {
-	local d=0000000000000000
-	while [ "$d" = 0000000000000000 ]; do
-		d=$(od -An -tx1 -N8 /dev/urandom | tr -d ' \n')
-	done
-	echo "$d"
-}
 
 image() { # out [mkimage options]
 	local out=$1
@@ -64,7 +53,7 @@ if [ -n "${REAL_RECHECK:-}" ]; then
 	work=$REAL_RECHECK
 	read -r duid_gpt duid_mbr <"$work/duids" || exit 1
 else
-	work=$(mktemp -d "$R/run.XXXXXX") || exit 1
+	work=$(new_run_dir "$R/run") || exit 1
 	duid_gpt=$(new_duid)
 	duid_mbr=$(new_duid)
 	echo "$duid_gpt $duid_mbr" >"$work/duids"
@@ -108,11 +97,10 @@ if [ -z "${REAL_RECHECK:-}" ]; then
 	# The Secure Boot chain: kit key k built into a stage signed with the
 	# snakeoil db key (`make sign`), kit and fallback signed by k.
 	smm=(-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on)
-	if signify-openbsd -G -n -p "$work/k.pub" -s "$work/k.sec" -c k >/dev/null &&
+	if signify_keys "$work" k >/dev/null &&
 		openssl rsa -passin pass:snakeoil -in "$sbdir/PkKek-1-snakeoil.key" \
 			-out "$work/db.key" 2>/dev/null &&
-		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -j2 B="$work/bk" \
-			RELINK_PUBKEY="$work/k.pub" SB_KEY="$work/db.key" \
+		sub_make "$work/bk" -j2 RELINK_PUBKEY="$work/k.pub" SB_KEY="$work/db.key" \
 			SB_CERT="$sbdir/PkKek-1-snakeoil.pem" sign >"$work/bk.log" 2>&1 &&
 		"$B/tools/linkkit" create --openbsd "$B/corpora/openbsd-7.3-amd64-GENERIC" \
 			--sign "$work/k.sec" -o "$work/signed.kit" >"$work/create.log" 2>&1 &&
@@ -129,8 +117,6 @@ if [ -z "${REAL_RECHECK:-}" ]; then
 		cp "$work/uefi-smm.result" "$work/uefi-secureboot.result"
 	fi
 fi
-
-clean() { sed -e 's/\x1b\[[0-9;=?]*[A-Za-z]//g' -e 's/\r//g' "$1"; }
 
 failed=0
 # check NAME FW KIND END: KIND relinked|fallback; END is the regex of the
@@ -206,7 +192,6 @@ check uefi-smm uefi relinked "$prompt"
 # unsigned kit (that would be a fallback line).
 deny='secure boot: no built-in kit key'
 check uefi-secureboot uefi relinked "$prompt"
-find "$R" -maxdepth 1 -name 'run.*' -mmin +60 -exec rm -rf {} + 2>/dev/null
 if [ "$failed" = 1 ] || [ -n "${REAL_RECHECK:-}" ]; then
 	echo "# logs kept in $work"
 else

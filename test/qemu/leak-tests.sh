@@ -52,6 +52,7 @@ fw=${1:?usage: leak-tests.sh uefi|bios [MODE]}
 mode=${2:-}
 B=${B:-build}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 mkimage=$here/../../tools/mkimage.sh
 scan=$B/test/qemu/leak-scan
 limit=${LEAK_TIMEOUT:-120}
@@ -87,12 +88,10 @@ efi=$B/efi/BOOTX64-$suffix.EFI
 stage=$B/stand/stage-$suffix.bin
 need=("$efi" "$stage" "$B/stand/mbr.bin" "$kit" "$fallback" "$scan")
 for f in "${need[@]}"; do
-	[ -e "$f" ] || { echo "skip $name: $f does not exist yet"; exit 0; }
+	[ -e "$f" ] || skip_all "$f does not exist yet" "$name"
 done
 
-mkdir -p "$B/test/qemu"
-find "$B/test/qemu" -maxdepth 1 -name "$name.run.*" -mmin +60 -exec rm -rf {} + 2>/dev/null
-work=$(mktemp -d "$B/test/qemu/$name.run.XXXXXX") || exit 1
+work=$(new_run_dir "$B/test/qemu/$name.run") || exit 1
 [ "${LEAK_KEEP:-0}" = 1 ] || trap 'rm -f "$work"/*.dump "$work"/disk.img' EXIT
 
 seedopt=() fbopt=()

@@ -42,40 +42,24 @@ sbdir=/usr/share/ovmf
 names=(sb-signed sb-refusals sb-seed-refused sb-unsigned-kit sb-badsig-kit
        sb-unsigned-fallback sb-unsigned-stage sb-other-key sb-nokey sb-off
        sb-disk-unchanged)
-
-skip_all() {
-	local n
-	for n in "${names[@]}"; do echo "skip $n: $1"; done
-	exit 0
-}
+. "$here/lib.sh"
 
 for t in sbsign sbverify openssl signify-openbsd; do
-	command -v "$t" >/dev/null || skip_all "$t not installed"
+	command -v "$t" >/dev/null || skip_all "$t not installed" "${names[@]}"
 done
 for f in "$ovmf/OVMF_CODE_4M.snakeoil.fd" "$ovmf/OVMF_VARS_4M.snakeoil.fd" \
 	"$ovmf/OVMF_VARS_4M.fd" "$sbdir/PkKek-1-snakeoil.key" "$sbdir/PkKek-1-snakeoil.pem" \
 	"$B/efi/BOOTX64.EFI" "$B/demo/kernel.kit" "$B/demo/fallback.elf" \
 	"$B/demo/objects.txt" "$linkkit"; do
-	[ -e "$f" ] || skip_all "$f does not exist"
+	[ -e "$f" ] || skip_all "$f does not exist" "${names[@]}"
 done
 
-mkdir -p "$B/test/qemu"
-find "$B/test/qemu" -maxdepth 1 -name "sb.run.*" -mmin +60 -exec rm -rf {} + 2>/dev/null
-work=$(mktemp -d "$B/test/qemu/sb.run.XXXXXX") || exit 1
-ln -sfn "$(basename "$work")" "$B/test/qemu/sb.new" && mv -Tf "$B/test/qemu/sb.new" "$B/test/qemu/sb"
-
-clean() { sed -e 's/\x1b\[[0-9;=?]*[A-Za-z]//g' -e 's/\r//g' "$1"; }
+work=$(new_run_dir "$B/test/qemu/sb.run" "$B/test/qemu/sb") || exit 1
 
 setup() {
-	local objs=() o
-	signify-openbsd -G -n -p "$work/k1.pub" -s "$work/k1.sec" -c k1 &&
-		signify-openbsd -G -n -p "$work/k2.pub" -s "$work/k2.sec" -c k2 || return 1
-	while read -r o; do [ -n "$o" ] && objs+=("$o"); done <"$B/demo/objects.txt"
-	"$linkkit" create --sign "$work/k1.sec" -o "$work/signed.kit" -T "$root/test/demo/kernel.ld" \
-		-P "$root/test/demo/policy" "${objs[@]}" >"$work/create.log" 2>&1 || return 1
-	cp "$work/signed.kit" "$work/badsig.kit" &&
-		printf '\x5a' | dd of="$work/badsig.kit" bs=1 seek=40 conv=notrunc status=none &&
-		! cmp -s "$work/signed.kit" "$work/badsig.kit" || return 1
+	signify_keys "$work" k1 k2 || return 1
+	demo_kit "$work/signed.kit" --sign "$work/k1.sec" >"$work/create.log" 2>&1 || return 1
+	bad_signature_kit "$work/signed.kit" "$work/badsig.kit" || return 1
 	# The db key (snakeoil, as in the firmware's db) and one outside db.
 	openssl rsa -passin pass:snakeoil -in "$sbdir/PkKek-1-snakeoil.key" \
 		-out "$work/db.key" 2>/dev/null || return 1
@@ -83,8 +67,7 @@ setup() {
 		-out "$work/other.crt" -subj /CN=relinkboot-other-key -days 1 \
 		>/dev/null 2>&1 || return 1
 	# The stage with k1 built in, signed by `make sign` (private tree).
-	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -j2 -C "$root" B="$work/bk" \
-		RELINK_PUBKEY="$work/k1.pub" SB_KEY="$work/db.key" \
+	sub_make "$work/bk" -j2 RELINK_PUBKEY="$work/k1.pub" SB_KEY="$work/db.key" \
 		SB_CERT="$sbdir/PkKek-1-snakeoil.pem" sign >"$work/bk.log" 2>&1 || return 1
 	sbverify --cert "$sbdir/PkKek-1-snakeoil.pem" "$work/bk/efi/BOOTX64.signed.EFI" \
 		>/dev/null 2>&1 || return 1

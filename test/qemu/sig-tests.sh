@@ -29,54 +29,38 @@ boot=$here/boot.sh
 linkkit=$B/tools/linkkit
 limit=${BOOT_TIMEOUT:-120}
 names=(sig-signed sig-unsigned sig-badsig sig-badfallback sig-nosig sig-builtin)
+# The names as printed: FIRMWARE-NAME.
+names=("${names[@]/#/$fw-}")
+. "$here/lib.sh"
 
-skip_all() {
-	local n
-	for n in "${names[@]}"; do echo "skip $fw-$n: $1"; done
-	exit 0
-}
-
-command -v signify-openbsd >/dev/null || skip_all "signify-openbsd not installed"
+command -v signify-openbsd >/dev/null || skip_all "signify-openbsd not installed" "${names[@]}"
 need=("$B/image/disk.img" "$B/efi/BOOTX64.EFI" "$B/demo/kernel.kit" "$B/demo/fallback.elf"
       "$B/demo/objects.txt" "$linkkit")
 [ "$fw" = uefi ] || need+=("$B/stand/stage.bin" "$B/stand/mbr.bin")
 for f in "${need[@]}"; do
-	[ -e "$f" ] || skip_all "$f does not exist yet"
+	[ -e "$f" ] || skip_all "$f does not exist yet" "${names[@]}"
 done
 
-mkdir -p "$B/test/qemu"
-find "$B/test/qemu" -maxdepth 1 -name "sig-$fw.run.*" -mmin +60 -exec rm -rf {} + 2>/dev/null
-work=$(mktemp -d "$B/test/qemu/sig-$fw.run.XXXXXX") || exit 1
-ln -sfn "$(basename "$work")" "$B/test/qemu/sig-$fw.new" && mv -Tf "$B/test/qemu/sig-$fw.new" "$B/test/qemu/sig-$fw"
-
-clean() { sed -e 's/\x1b\[[0-9;=?]*[A-Za-z]//g' -e 's/\r//g' "$1"; }
+work=$(new_run_dir "$B/test/qemu/sig-$fw.run" "$B/test/qemu/sig-$fw") || exit 1
 
 setup() {
-	local objs=() o
-	signify-openbsd -G -n -p "$work/k1.pub" -s "$work/k1.sec" -c k1 &&
-		signify-openbsd -G -n -p "$work/k2.pub" -s "$work/k2.sec" -c k2 || return 1
-	while read -r o; do [ -n "$o" ] && objs+=("$o"); done <"$B/demo/objects.txt"
-	"$linkkit" create --sign "$work/k1.sec" -o "$work/signed.kit" -T "$here/../demo/kernel.ld" \
-		-P "$here/../demo/policy" "${objs[@]}" >"$work/create.log" 2>&1 || return 1
+	signify_keys "$work" k1 k2 || return 1
+	demo_kit "$work/signed.kit" --sign "$work/k1.sec" >"$work/create.log" 2>&1 || return 1
 	signify-openbsd -S -s "$work/k1.sec" -m "$B/demo/fallback.elf" -x "$work/fallback.sig" || return 1
 	# A signature by the right key, but of another file.
 	"$linkkit" sign -s "$work/k1.sec" -o "$work/wrong.sig" "$B/demo/kernel.kit" || return 1
 	cp "$here/relink.cfg" "$work/relink.cfg" &&
 		echo "pubkey = $(sed -n 2p "$work/k1.pub")" >>"$work/relink.cfg" || return 1
-	# One byte of the signed header (inside payload_sha256) changed.
-	cp "$work/signed.kit" "$work/badsig.kit" &&
-		printf '\x5a' | dd of="$work/badsig.kit" bs=1 seek=40 conv=notrunc status=none &&
-		! cmp -s "$work/signed.kit" "$work/badsig.kit" || return 1
+	bad_signature_kit "$work/signed.kit" "$work/badsig.kit" || return 1
 	local stage=()
 	[ "$fw" = uefi ] || stage=(--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin")
 	LINKKIT=$linkkit "$mkimage" create -o "$work/signed.img" --efi "$B/efi/BOOTX64.EFI" \
 		--kit "$work/signed.kit" --fallback "$B/demo/fallback.elf" --fallback-key "$work/k1.sec" \
 		--cfg "$work/relink.cfg" "${stage[@]}" || return 1
 	# The stage with k1 built in (a private build tree: ~10 s of compiling).
-	local root=$here/../.. bk=$work/bk want=("$work/bk/efi/BOOTX64.EFI")
+	local bk=$work/bk want=("$work/bk/efi/BOOTX64.EFI")
 	[ "$fw" = uefi ] || want+=("$bk/stand/mbr.bin" "$bk/stand/stage.bin")
-	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$root" B="$bk" \
-		RELINK_PUBKEY="$work/k1.pub" "${want[@]}" >"$work/bk.log" 2>&1 || return 1
+	sub_make "$bk" RELINK_PUBKEY="$work/k1.pub" "${want[@]}" >"$work/bk.log" 2>&1 || return 1
 	sed "s|^pubkey = .*|pubkey = $(sed -n 2p "$work/k2.pub")|" "$work/relink.cfg" >"$work/k2.cfg"
 	[ "$fw" = uefi ] || stage=(--mbr "$bk/stand/mbr.bin" --stage "$bk/stand/stage.bin")
 	"$mkimage" create -o "$work/builtin.img" --efi "$bk/efi/BOOTX64.EFI" --kit "$work/signed.kit" \
@@ -102,11 +86,9 @@ for n in signed unsigned badsig badfallback nosig builtin; do
 	t=$limit
 	case $n in badfallback | nosig) [ "$fw" = bios ] && t=8 ;; esac
 	"$boot" -f "$fw" -t "$t" -l "$work/$n.log" "$work/$n.img" >"$work/$n.result" 2>&1 &
-	while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
+	wait_for_slot 2
 done
 wait
-
-report() { if [ -z "$2" ]; then echo "ok $fw-$1"; else echo "not ok $fw-$1: $2"; fi; }
 
 # booted NAME LOADER: "" when the demo kernel passed, loaded by LOADER.
 booted() {
@@ -121,7 +103,7 @@ booted() {
 why=$(booted signed relinked)
 [ -n "$why" ] || ! grep -q 'relinkboot: fallback' <(clean "$work/signed.log") ||
 	why="unexpected $(clean "$work/signed.log" | grep -m1 'relinkboot: fallback')"
-report sig-signed "$why"
+report "$fw-sig-signed" "$why"
 
 # fallback NAME REGEX: one fallback line whose reason matches REGEX.
 fallback() {
@@ -135,7 +117,7 @@ fallback() {
 			why="wrong reason: $lines"
 		fi
 	fi
-	report "sig-$1" "$why"
+	report "$fw-sig-$1" "$why"
 }
 fallback unsigned 'KERNEL\.KIT: not signed'
 fallback badsig 'KERNEL\.KIT: bad signature'
@@ -151,7 +133,7 @@ refused() {
 	elif ! grep -Eq "relinkboot: .*$2" <<<"$c"; then
 		why="no line matching '$2': $(grep -a 'relinkboot: ' <<<"$c" | tail -n1)"
 	fi
-	report "sig-$1" "$why"
+	report "$fw-sig-$1" "$why"
 }
 refused badfallback 'FALLBACK\.ELF: bad signature'
 refused nosig 'FALLBACK\.ELF: not signed'
@@ -159,5 +141,5 @@ refused nosig 'FALLBACK\.ELF: not signed'
 why=$(booted builtin relinked)
 [ -n "$why" ] || ! grep -q 'relinkboot: fallback' <(clean "$work/builtin.log") ||
 	why="unexpected $(clean "$work/builtin.log" | grep -m1 'relinkboot: fallback')"
-report sig-builtin "$why"
-for f in "$work"/*.result; do sed "s|^|# $(basename "$f" .result): |" "$f"; done
+report "$fw-sig-builtin" "$why"
+print_results "$work"

@@ -12,8 +12,11 @@ w=$(mktemp -d "$B/test/qemu/runner.XXXXXX") || exit 1
 failed=0
 trap '[ "$failed" = 1 ] && echo "# logs kept in $w" || rm -rf "$w"' EXIT
 
-report() { # report NAME REASON-or-empty
-	if [ -z "$2" ]; then echo "ok runner-$1"; else echo "not ok runner-$1: $2"; failed=1; fi
+. "$here/lib.sh"
+# outcome NAME [WHY]: the test line; a failure keeps the logs.
+outcome() {
+	report "runner-$1" "${2:-}"
+	[ -z "${2:-}" ] || failed=1
 }
 
 # sector NAME BODY: a boot sector that prints "runner NAME" on COM1, then
@@ -71,7 +74,7 @@ WRITE='	mov $0x0301, %ax
 '$EXIT10
 
 sector pass "$EXIT10" && sector fail "$EXIT11" && sector hang "$HANG" &&
-	sector write "$WRITE" || { report build "cannot assemble the boot sectors"; exit 1; }
+	sector write "$WRITE" || { outcome build "cannot assemble the boot sectors"; exit 1; }
 truncate -s 1M "$w/blank.img"
 
 # run NAME IMG [opts]: sets rc, out, secs (wall seconds).
@@ -89,33 +92,33 @@ why=
 [ "$rc" = 0 ] || why="rc $rc: $out"
 [ -z "$why" ] && [[ $out != *exit=0x10* ]] && why="no exit=0x10 in: $out"
 [ -z "$why" ] && ! grep -q 'runner pass' "$w/pass.log" && why="serial log lacks the guest's line"
-report pass-decoded "$why"
+outcome pass-decoded "$why"
 
 run fail "$w/fail.img" -t 60
 why=
 [ "$rc" = 1 ] && [[ $out == *exit=0x11* ]] || why="rc $rc: $out"
-report fail-decoded "$why"
+outcome fail-decoded "$why"
 
 run hang "$w/hang.img" -t 4
 why=
 [ "$rc" = 124 ] && [[ $out == *exit=timeout* ]] || why="rc $rc: $out"
 [ -z "$why" ] && [ "$secs" -gt 15 ] && why="took ${secs}s with -t 4"
-report hang-times-out "$why"
+outcome hang-times-out "$why"
 
 sum=$(sha256sum <"$w/write.img")
 run write "$w/write.img" -t 60 --copy
 why=
 [ "$rc" = 0 ] && [[ $out == *disk=CHANGED* ]] || why="a disk write went unnoticed: rc $rc: $out"
 [ -z "$why" ] && [ "$(sha256sum <"$w/write.img")" != "$sum" ] && why="--copy let the guest write the original"
-report copy-detects-writes "$why"
+outcome copy-detects-writes "$why"
 
 run pass-copy "$w/pass.img" -t 60 --copy
 why=
 [[ $out == *disk=unchanged* ]] || why="rc $rc: $out"
-report copy-unchanged "$why"
+outcome copy-unchanged "$why"
 
 run blank "$w/blank.img" -t 90
 why=
 [ "$rc" = 2 ] && [[ $out == *exit=firmware-gave-up* ]] || why="rc $rc: $out"
 [ -z "$why" ] && [ "$secs" -gt 30 ] && why="took ${secs}s to notice"
-report unbootable-ends-early "$why"
+outcome unbootable-ends-early "$why"
