@@ -1,10 +1,12 @@
 /*
  * libFuzzer target: the BIOS stage's disk input up to the kit, built for
- * the host: the GPT/MBR search (stand/fat.c fat_find_esp), the FAT boot
- * sector, directories and cluster chains, whole-file reads (stand/files.c)
- * and the file names the config supplies, in the order stand/boot.c uses
- * them: RELINK.CFG, the kit, the fallback, its .SIG, the seed file; and
- * the OpenBSD disklabel search both stages run on the same disk for the
+ * the host: the partition walk (linkkit/fs/part.c) behind the ESP search
+ * (linkkit/fs/fat.c lk_fat_find_esp), the FAT boot sector, directories
+ * and cluster chains, whole-file reads (stand/files.c) and a range of
+ * each file read again through lk_fs_fat (it must match), for the file
+ * names the config supplies, in the order the boot sequence uses them:
+ * RELINK.CFG, the kit, the fallback, its .SIG, the seed file; and the
+ * OpenBSD disklabel search both stages run on the same disk for the
  * OpenBSD hand-over (linkkit/disklabel.c lk_dl_find).
  *
  * The disk is sparse so a real 64 MiB image fits in a small input:
@@ -18,6 +20,7 @@
  */
 #include "fz_host.h"
 #include "disklabel.h"
+#include "fs/fat.h"
 #include "stand.h"
 
 #define SEC 512u
@@ -85,81 +88,101 @@ static void *fat_alloc(void *ctx, lk_size size)
 	return size > FAT_ALLOC_MAX ? NULL : fz_alloc(ctx, size);
 }
 
+/* The middle third of a file read through the table must equal the
+ * same bytes of the whole read. */
+static void check_range(struct stand *s, const char *path, const lk_u8 *all,
+			lk_u64 size)
+{
+	lk_u64 off = size / 3, len = size / 3;
+	struct lk_file f;
+	lk_u8 *part;
+
+	if (s->fs.ops->lookup(&s->fs, path, &f) || f.size != size)
+		abort(); /* it was just found with this size */
+	part = malloc(len ? len : 1);
+	if (!part)
+		return;
+	if (s->fs.ops->read(&s->fs, path, &f, off, part, len) == 0 &&
+	    memcmp(part, all + off, len) != 0)
+		abort();
+	free(part);
+}
+
 /* Reads one file and checks the size the reader reported. */
 static void read_one(struct stand *s, const char *path,
-		     void (*use)(struct stand *, const void *, lk_u32))
+		     void (*use)(struct stand *, const void *, lk_u64))
 {
-	lk_u32 size = 0xdeadbeef;
+	lk_u64 size = 0xdeadbeef;
 	void *buf;
 
-	if (!path[0])
-		return;
-	buf = stand_read_file(s, path, &size);
-	if (!buf)
+	if (!path[0] || stand_read_file(&s->boot, path, 1, &buf, &size))
 		return;
 	if (size > FAT_ALLOC_MAX)
 		abort(); /* more than the allocator could have given */
+	check_range(s, path, buf, size);
 	if (use)
 		use(s, buf, size);
-	stand_free_file(s, buf, size);
+	stand_free_big(&s->boot, buf, size);
 }
 
-static void use_config(struct stand *s, const void *text, lk_u32 size)
+static void use_config(struct stand *s, const void *text, lk_u64 size)
 {
-	lk_config_parse(&s->host, "\\EFI\\BOOT\\RELINK.CFG", text, size,
-			&s->cfg);
+	lk_config_parse(&s->boot.host, LK_BOOT_CONFIG_PATH, text, (lk_size)size,
+			&s->boot.cfg);
 }
 
-static void use_fallback(struct stand *s, const void *elf, lk_u32 size)
+static void use_fallback(struct stand *s, const void *elf, lk_u64 size)
 {
+	struct lk_boot *b = &s->boot;
 	char path[LK_CFG_PATH_MAX];
-	lk_u32 ssize = 0;
+	lk_u64 ssize = 0;
 	void *sig;
 
-	if (!s->have_key || lk_sig_path(s->cfg.fallback, path, sizeof(path)))
+	if (!b->have_key || lk_sig_path(b->cfg.fallback, path, sizeof(path)))
 		return;
-	sig = stand_read_file(s, path, &ssize);
-	if (!sig)
+	if (stand_read_file(b, path, 0, &sig, &ssize))
 		return;
-	lk_sig_check(&s->host, &s->key, s->cfg.fallback, elf, size, sig, ssize);
-	stand_free_file(s, sig, ssize);
+	lk_sig_check(&b->host, &b->key, b->cfg.fallback, elf, (lk_size)size,
+		     sig, (lk_size)ssize);
+	stand_free_big(b, sig, ssize);
 }
 
 /* Every refusal must come with a reason for the stage's info line. */
-static void find_label(struct disk *d, lk_u64 sectors)
+static void find_label(const struct lk_blockdev *dev)
 {
-	struct lk_dl_disk dd = { d, disk_read, sectors };
 	struct lk_dl_label l;
 	const char *why = NULL;
 
-	if (lk_dl_find(&dd, &l, &why) && (!why || !*why))
+	if (lk_dl_find(dev, &l, &why) && (!why || !*why))
 		abort();
 }
 
 static void run(struct disk *d, lk_u64 sectors)
 {
 	static struct stand s;
-	struct fat_dev dev = { d, disk_read, sectors };
+	struct lk_boot *b = &s.boot;
+	struct lk_blockdev dev = { d, disk_read, sectors };
 	lk_u64 lba, count;
 
-	find_label(d, sectors);
+	find_label(&dev);
 	memset(&s, 0, sizeof(s));
-	s.host = fz_host;
-	s.host.alloc = fat_alloc;
-	if (fat_find_esp(&s.host, &dev, &lba, &count) ||
-	    fat_mount(&s.host, &dev, lba, count, &s.fs))
+	b->stage = &s;
+	b->host = fz_host;
+	b->host.alloc = fat_alloc;
+	if (lk_fat_find_esp(&b->host, &dev, &lba, &count) ||
+	    lk_fs_mount(&s.fs, &lk_fs_fat, &b->host, &dev, lba, count))
 		return;
-	lk_config_defaults(&s.cfg);
-	read_one(&s, "\\EFI\\BOOT\\RELINK.CFG", use_config);
-	s.have_key = lk_config_pubkey(&s.cfg, LK_NULL, &s.key) > 0;
-	read_one(&s, s.cfg.kit, LK_NULL);
-	read_one(&s, s.cfg.fallback, use_fallback);
-	read_one(&s, s.cfg.seed_file, LK_NULL);
+	lk_config_defaults(&b->cfg);
+	read_one(&s, LK_BOOT_CONFIG_PATH, use_config);
+	b->have_key = lk_config_pubkey(&b->cfg, LK_NULL, &b->key) > 0;
+	read_one(&s, b->cfg.kit, LK_NULL);
+	read_one(&s, b->cfg.fallback, use_fallback);
+	read_one(&s, b->cfg.seed_file, LK_NULL);
 	/* Names the config cannot produce: dot entries, odd separators. */
 	read_one(&s, "/RELINK/./../RELINK/KERNEL.KIT", LK_NULL);
 	read_one(&s, "\\\\EFI//BOOT\\", LK_NULL);
-	fat_unmount(&s.fs);
-	lk_config_wipe(&s.cfg);
+	lk_fs_unmount(&s.fs);
+	lk_config_wipe(&b->cfg);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -29,6 +29,7 @@ include test/i386/rules.mk
 include test/ldscript/rules.mk
 include test/link/rules.mk
 include test/diff/rules.mk
+include test/fs/fat.mk
 
 # The i386 freestanding core objects, run in 32-bit mode against vectors
 # from the 64-bit host build.

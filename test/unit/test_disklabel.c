@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "disklabel.h"
+#include "fs/part.h"
 #include "linkkit.h"
 #include "obsd_boot.h"
 #include "tap.h"
@@ -161,7 +162,7 @@ static void make_gpt_disk(void)
 	gpt_fix();
 }
 
-static const struct lk_dl_disk dsk = { NULL, mem_read, NSEC };
+static const struct lk_blockdev dsk = { NULL, mem_read, NSEC };
 
 /* Expects lk_dl_find to fail with a reason containing `want`. */
 static void expect_fail(const char *name, const char *want)
@@ -200,12 +201,12 @@ static void test_mbr(void)
 	mbr_entry(disk[1000], 0, 0x83, 10, 100);
 	expect_fail("dl_mbr_ebr_end", "no OpenBSD partition in the MBR");
 	/* EBR 1000 links to 1001 (ext_base 1000 + 1), which links to itself:
-	 * the walk must stop after LK_DL_MAX_EBR records. */
+	 * the walk must stop after LK_PART_MAX_EBR records. */
 	mbr_entry(disk[1000], 1, 0x05, 1, 100);
 	mbr_entry(disk[1001], 0, 0x05, 1, 100);
 	reads = 0;
 	expect_fail("dl_mbr_ebr_loop", "too many extended partitions");
-	tap_check(reads <= LK_DL_MAX_EBR + 2, "dl_mbr_ebr_loop_bounded",
+	tap_check(reads <= LK_PART_MAX_EBR + 2, "dl_mbr_ebr_loop_bounded",
 		  "%u reads", reads);
 	make_mbr_disk(4);
 	mbr_entry(disk[0], 1, 0x83, 2048, 2048);
@@ -346,7 +347,7 @@ static void test_mutations(void)
 		bad += bad_reads;
 		worst = reads > worst ? reads : worst;
 	}
-	tap_check(bad == 0 && worst <= LK_DL_MAX_EBR + 40 && found > 0,
+	tap_check(bad == 0 && worst <= LK_PART_MAX_EBR + 40 && found > 0,
 		  "dl_mutations", "%u bad, %u found, worst %u reads", bad,
 		  found, worst);
 }
@@ -358,10 +359,10 @@ static void test_misc(void)
 	uint8_t rec[64];
 	struct lk_obsd o;
 
-	tap_check(lk_dl_crc32(0, buf, 9) == 0xcbf43926u &&
-			  lk_dl_crc32(0, disk, 3000) ==
+	tap_check(lk_part_crc32(0, buf, 9) == 0xcbf43926u &&
+			  lk_part_crc32(0, disk, 3000) ==
 				  (uint32_t)crc32(0, (void *)disk, 3000),
-		  "dl_crc32", "%08x", lk_dl_crc32(0, buf, 9));
+		  "dl_crc32", "%08x", lk_part_crc32(0, buf, 9));
 	lk_dl_duid_hex(duid, hex);
 	tap_check(!strcmp(hex, "123456789abcdef0"), "dl_duid_hex", "%s", hex);
 	lk_obsd_begin(&o, rec, sizeof(rec));

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Unit test of the BIOS stage's FAT reader (stand/fat.c through fat_probe):
+# The FAT reader (linkkit/fs/fat.c, lk_fs_fat) and the ESP search over
+# the partition walker (linkkit/fs/part.c), through test/fs/fat_probe:
 # builds FAT12/16/32 ESPs with mkfs.fat + mtools inside GPT (and MBR)
-# disks, reads files back and compares them, then corrupts the images and
-# expects one clear error line and no hang.
+# disks, reads files back (whole and in ranges) and compares them, then
+# corrupts the images and expects one clear error line and no hang.
+#
+# usage: test-fat.sh PROBE    (PROBE: $(B)/test/fs/fat_probe)
 set -u
 PROBE=${1:?usage: test-fat.sh FAT_PROBE}
 PATH=$PATH:/usr/sbin:/sbin
@@ -57,9 +60,21 @@ expect_read() {
 	fi
 }
 
-# expect_error NAME IMG PATH PATTERN: exit 1, one error line matching.
+# expect_range NAME IMG PATH OFF LEN SRCFILE: LEN bytes at OFF.
+expect_range() {
+	tail -c +$(($4 + 1)) "$6" | head -c "$5" >"$T/want"
+	if timeout 20 "$PROBE" "$2" "$3" "$T/out" "$4" "$5" 2>"$T/err" &&
+		cmp -s "$T/out" "$T/want"; then
+		ok "$1"
+	else
+		notok "$1" "$(head -n 2 "$T/err" | tr '\n' ' ')"
+	fi
+}
+
+# expect_error NAME IMG PATH PATTERN [OFF LEN]: exit 1, one error line
+# matching.
 expect_error() {
-	timeout 20 "$PROBE" "$2" "$3" "$T/out" 2>"$T/err"
+	timeout 20 "$PROBE" "$2" "$3" "$T/out" "${@:5}" 2>"$T/err"
 	local rc=$?
 	if [ $rc -eq 1 ] && head -n 1 "$T/err" | grep -q -- "$4"; then
 		ok "$1"
@@ -114,6 +129,13 @@ for bits in 12 16 32; do
 	expect_error "fat$bits-not-83" "$img" '\RELINK\KERNEL.KITX' 'not a valid 8.3'
 	expect_error "fat$bits-dir" "$img" '\RELINK' 'is a directory'
 	expect_error "fat$bits-file-as-dir" "$img" '\RELINK\A.BIN\X' 'not a directory'
+	# Ranges: an unaligned head and tail, to the end of the file, across
+	# the hole of the fragmented file, and past the end.
+	expect_range "fat$bits-range" "$img" '\RELINK\KERNEL.KIT' 5000 100000 "$T/src/kit"
+	expect_range "fat$bits-range-to-end" "$img" '\RELINK\KERNEL.KIT' 300000 7201 "$T/src/kit"
+	expect_range "fat$bits-range-fragmented" "$img" '\RELINK\FRAG.BIN' 1 70000 "$T/src/frag"
+	expect_range "fat$bits-range-empty" "$img" '\RELINK\KERNEL.KIT' 307201 0 "$T/src/kit"
+	expect_error "fat$bits-range-past-end" "$img" '\RELINK\KERNEL.KIT' 'beyond the size' 307000 1000
 done
 
 # An MBR-only disk (no GPT): the fallback partition search.
@@ -136,6 +158,7 @@ for bits in 16 32; do
 
 	cp "$img" "$T/x.img"; poke "$T/x.img" $((fat + (c + 1) * w)) "$fmt" $((c + 1))
 	expect_error "fat$bits-chain-loop" "$T/x.img" '\RELINK\KERNEL.KIT' 'corrupt FAT: chain longer'
+	expect_error "fat$bits-chain-loop-range" "$T/x.img" '\RELINK\KERNEL.KIT' 'corrupt FAT: chain longer' 307101 100
 	cp "$img" "$T/x.img"; poke "$T/x.img" $((fat + c * w)) "$fmt" 0
 	expect_error "fat$bits-chain-free" "$T/x.img" '\RELINK\KERNEL.KIT' 'links to 0'
 	cp "$img" "$T/x.img"; poke "$T/x.img" $((fat + c * w)) "$fmt" $big
