@@ -8,15 +8,16 @@
 FUZZ_CC := clang
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 10
-FUZZ_TARGETS := kit payload plan elf inflate config ldscript mb2 sig fat
+FUZZ_TARGETS := kit payload plan elf inflate config ldscript mb2 sig fat ffs
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
   -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-strict-aliasing \
   -I linkkit -I tools $(FUZZ_SAN)
 FUZZ_LK_OBJS := $(patsubst linkkit/%.c,$(B)/fuzz/lk/%.o,$(LINKKIT_SRCS))
 FUZZ_LS_OBJS := $(patsubst tools/%.c,$(B)/fuzz/ls/%.o,$(LDSCRIPT_SRCS))
-# The BIOS stage's FAT reader and file reads, built for the host.
-FUZZ_ST_OBJS := $(B)/fuzz/st/fat.o $(B)/fuzz/st/files.o
+# The BIOS stage's file reads, built for the host (the FAT reader and
+# the partition walker are linkkit/fs/, in FUZZ_LK_OBJS).
+FUZZ_ST_OBJS := $(B)/fuzz/st/files.o
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
 FUZZ_SEEDS := $(B)/fuzz/corpus/.stamp
 FUZZ_SCRIPTS := test/demo/kernel.ld test/ldscript/bsd.ld \
@@ -33,7 +34,7 @@ $(B)/fuzz/ls/%.o: tools/%.c $(LDSCRIPT_HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(B)/fuzz/st/%.o: stand/%.c stand/fat.h stand/stand.h $(LINKKIT_HDRS)
+$(B)/fuzz/st/%.o: stand/%.c stand/stand.h $(LINKKIT_HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
@@ -49,17 +50,18 @@ $(B)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fz_host.h $(FUZZ_LK_OBJS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LK_OBJS) -o $@
 
-$(FUZZ_SEEDS): fuzz/gen-seeds.py fuzz/gen-fat-seeds.py tools/mkimage.sh $(B)/tools/linkkit \
+$(FUZZ_SEEDS): fuzz/gen-seeds.py fuzz/gen-fat-seeds.py fuzz/gen-ffs-seeds.py tools/mkimage.sh $(B)/tools/linkkit \
   $(B)/demo/kernel.kit $(B)/demo/fallback.elf test/qemu/relink.cfg $(FUZZ_SCRIPTS)
 	rm -rf $(B)/fuzz/corpus && mkdir -p $(B)/fuzz/corpus
 	fuzz/gen-seeds.py $(B)/fuzz/corpus $(B)/demo/kernel.kit $(B)/demo/fallback.elf test/qemu/relink.cfg $(FUZZ_SCRIPTS)
 	fuzz/gen-fat-seeds.py $(B)/fuzz/corpus tools/mkimage.sh $(B)/demo/kernel.kit test/qemu/relink.cfg $(B)/tools/linkkit
+	fuzz/gen-ffs-seeds.py $(B)/fuzz/corpus
 	touch $@
 
 $(B)/fuzz/test-fuzz: fuzz/run-fuzz.sh $(FUZZ_BINS) $(FUZZ_SEEDS)
 	@mkdir -p $(@D)
 	{ echo '#!/bin/sh'; \
-	  echo 'exec $(CURDIR)/fuzz/run-fuzz.sh $(abspath $(B)) $(FUZZ_TEST_SECONDS)'; } >$@
+	  echo 'exec $(CURDIR)/fuzz/run-fuzz.sh $(abspath $(B)) $(FUZZ_TEST_SECONDS) $(FUZZ_TARGETS)'; } >$@
 	chmod +x $@
 
 .PHONY: fuzz
