@@ -48,6 +48,15 @@ def main():
 
     put(outdir, "kit", "demo", b"\0" + kit)
     put(outdir, "kit", "demo-hashcheck", b"\1" + kit)
+    # LK_KIT_F_PROV: a record of two files after the stream (kit_format.h).
+    names = b"GENERIC\0a.o\0Makefile\0"
+    rec = (struct.pack("<QII32s", 10, 8, 0, b"\1" * 32) +
+           struct.pack("<QII32s", 20, 12, 0, b"\2" * 32) + names +
+           struct.pack("<IIIHHI", 2, len(names), 0, 1, 0, 0x56504b4c))
+    prov = bytearray(kit[:KIT_HDR + zsize]) + rec
+    flags, = struct.unpack_from("<I", kit, 12)
+    struct.pack_into("<IQ", prov, 12, flags | 4, zsize + len(rec))
+    put(outdir, "kit", "prov", b"\0" + bytes(prov))
     put(outdir, "payload", "demo", b"\1\0\0\0" + payload)
     off, count = struct.unpack_from("<II", payload,
                                     PAYLOAD_HDR + 8 * PLAN_TABLE)

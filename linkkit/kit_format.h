@@ -67,6 +67,44 @@ struct lk_kit_segtail {
 	lk_u32 reserved; /* 0 */
 };
 
+/*
+ * LK_KIT_F_PROV: what the kit was made from (`linkkit create --openbsd`),
+ * so a stage can refuse a kit whose link directory has changed since
+ * (syspatch). The record is the last thing inside the payload_zsize bytes
+ * (after the stream and any segment index), so the header's SHA-256 and a
+ * signature over the header cover it; no kit or payload version changes:
+ * stages that predate it refuse the flag ("unknown kit flags").
+ *   [count lk_kit_prov_entry][names: names_size bytes][lk_kit_provtail]
+ * Names are NUL-terminated single path components (no '/', not "." or
+ * "..", 1..LK_PROV_NAME_MAX bytes, no control bytes), the last byte of
+ * names is a NUL; kernel names the link directory (e.g. "GENERIC.MP"),
+ * each entry a file in it the link depends on (every object linked,
+ * ld.script, Makefile; never gap.o nor the linked kernel) with its size
+ * and SHA-256. Checked by lk_kit_open (linkkit/kit_prov.c).
+ */
+#define LK_KIT_F_PROV 0x4u
+#define LK_PROV_MAGIC 0x56504b4cu /* "LKPV" */
+#define LK_PROV_VERSION 1
+#define LK_PROV_MAX_FILES 65536
+#define LK_PROV_MAX_NAMES (8u << 20)
+#define LK_PROV_NAME_MAX 255
+struct lk_kit_prov_entry {
+	lk_u64 size;      /* bytes of the file */
+	lk_u32 name;      /* offset in names */
+	lk_u32 reserved;  /* 0 */
+	lk_u8 sha256[32]; /* of the file's bytes */
+};
+_Static_assert(sizeof(struct lk_kit_prov_entry) == 48, "prov entry size");
+struct lk_kit_provtail {
+	lk_u32 count;      /* entries */
+	lk_u32 names_size; /* bytes of names */
+	lk_u32 kernel;     /* offset in names of the kernel's name */
+	lk_u16 version;    /* LK_PROV_VERSION */
+	lk_u16 reserved;   /* 0 */
+	lk_u32 magic;      /* LK_PROV_MAGIC */
+};
+_Static_assert(sizeof(struct lk_kit_provtail) == 20, "prov tail size");
+
 /* A table: `count` records of the table's record type at byte `off`. */
 struct lk_table {
 	lk_u32 off;

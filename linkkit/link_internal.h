@@ -128,6 +128,10 @@ void *lk_link_alloc(struct lk_link *L, lk_u64 count, lk_u64 elsize);
 const char *lk_str(const struct lk_link *L, lk_u32 off);
 const char *lk_chunk_obj_name(const struct lk_link *L, lk_u32 chunk);
 int lk_is_pow2(lk_u64 v);
+/* kit_prov.c, for lk_kit_open: checks the LK_KIT_F_PROV record at the end
+ * of the hashed bytes, sets kit->prov and takes it off kit->zsize; the
+ * reason when it is malformed. */
+const char *lk_kit_prov_split(struct lk_kit *kit);
 
 /* link_layout.c */
 lk_u64 lk_align_up(lk_u64 v, lk_u64 a);

@@ -72,11 +72,14 @@ const char *kb_obsd_default_policy(void);
 /* ---- kbtar.c: `create --openbsd kernel.tgz[:NAME]` ---- */
 int kb_is_tarball(const char *path);
 int kb_tarball_extract(const char *arg, char **dir);
+/* The kernel's name (its directory in the archive) after an extract. */
+const char *kb_tarball_kernel(void);
 void kb_tarball_cleanup(char *dir);
 
 /* ---- kitwrite.c ---- */
-/* Compresses the payload (zlib level 9) and wraps it in the kit header. */
-int kb_wrap_kit(const uint8_t *payload, size_t size, uint8_t **kit,
-		size_t *kit_size);
+/* Compresses the payload (zlib level 9) and wraps it in the kit header;
+ * prov (prov_len bytes, or NULL) is the LK_KIT_F_PROV record. */
+int kb_wrap_kit(const uint8_t *payload, size_t size, const uint8_t *prov,
+		size_t prov_len, uint8_t **kit, size_t *kit_size);
 
 #endif

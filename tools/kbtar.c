@@ -173,6 +173,13 @@ static int tar_member(struct tar_state *t, gzFile gz)
  * *out (free with kb_tarball_cleanup). Without NAME the archive must hold
  * one directory (or plain files only).
  */
+static char kb_tar_kernel[256];
+
+const char *kb_tarball_kernel(void)
+{
+	return kb_tar_kernel;
+}
+
 int kb_tarball_extract(const char *arg, char **out)
 {
 	struct tar_state t = { 0 };
@@ -211,6 +218,8 @@ int kb_tarball_extract(const char *arg, char **out)
 		rc = -1;
 	}
 	*out = kb_xstrdup(tmpl);
+	snprintf(kb_tar_kernel, sizeof(kb_tar_kernel), "%s",
+		 t.want ? t.want : t.first_dir);
 	free(archive);
 	if (rc != 1) {
 		kb_tarball_cleanup(*out);

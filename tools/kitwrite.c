@@ -203,8 +203,8 @@ static int kb_deflate_segments(const uint8_t *p, size_t size, unsigned nseg,
 	return rc;
 }
 
-int kb_wrap_kit(const uint8_t *payload, size_t size, uint8_t **kit,
-		size_t *kit_size)
+int kb_wrap_kit(const uint8_t *payload, size_t size, const uint8_t *prov,
+		size_t prov_len, uint8_t **kit, size_t *kit_size)
 {
 	unsigned nseg = kb_seg_count(size);
 	size_t cut[LK_KIT_MAX_SEGMENTS] = { 0 };
@@ -220,7 +220,7 @@ int kb_wrap_kit(const uint8_t *payload, size_t size, uint8_t **kit,
 		nseg = 1;
 	if (nseg > 1)
 		idx = (nseg - 1) * sizeof(seg[0]) + sizeof(tail);
-	out = kb_xcalloc(sizeof(h) + zlen + idx, 1);
+	out = kb_xcalloc(sizeof(h) + zlen + idx + prov_len, 1);
 	if (kb_deflate_segments(payload, size, nseg, cut, out + sizeof(h), &zl,
 				seg)) {
 		free(out);
@@ -238,6 +238,12 @@ int kb_wrap_kit(const uint8_t *payload, size_t size, uint8_t **kit,
 		memcpy(out + sizeof(h) + zl + (nseg - 1) * sizeof(seg[0]),
 		       &tail, sizeof(tail));
 		h.flags |= LK_KIT_F_SEGMENTS;
+	}
+	if (prov) {
+		/* Last, so lk_kit_open takes it off before the index. */
+		memcpy(out + sizeof(h) + zl + idx, prov, prov_len);
+		idx += prov_len;
+		h.flags |= LK_KIT_F_PROV;
 	}
 	h.payload_zsize = zl + idx;
 	h.payload_size = size;
