@@ -76,7 +76,7 @@ int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
 	if (hd.version != LK_KIT_VERSION || hd.header_size != sizeof(hd))
 		return lk_kit_fail(h, name, "unsupported kit version",
 				   LK_ERR_UNSUPPORTED);
-	if (hd.flags & ~(LK_KIT_F_SIGNED | LK_KIT_F_SEGMENTS))
+	if (hd.flags & ~(LK_KIT_F_SIGNED | LK_KIT_F_SEGMENTS | LK_KIT_F_PROV))
 		return lk_kit_fail(h, name, "unknown kit flags",
 				   LK_ERR_UNSUPPORTED);
 	if (hd.payload_zsize > kit_size - sizeof(hd) ||
@@ -93,6 +93,15 @@ int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
 	out->payload_size = hd.payload_size;
 	out->flags = hd.flags;
 	out->nseg = 1;
+	/* The record is last: off the end before the segment index. */
+	if (hd.flags & LK_KIT_F_PROV) {
+		const char *why = lk_kit_prov_split(out);
+
+		if (why) {
+			lk_memset(out, 0, sizeof(*out));
+			return lk_kit_fail(h, name, why, LK_ERR_FORMAT);
+		}
+	}
 	if (hd.flags & LK_KIT_F_SEGMENTS) {
 		const char *why = lk_kit_segments(out, out->zdata, out->zsize,
 						  out->payload_size);
@@ -191,5 +200,32 @@ int lk_kit_inflate_check(const struct lk_host *h, const struct lk_kit *kit,
 	if (a != want)
 		return lk_kit_fail(h, name, "corrupt compressed payload",
 				   LK_ERR_INFLATE);
+	return LK_OK;
+}
+
+/*
+ * The stream inflated whole (payload) is the truth; an index entry that
+ * does not match it still boots, as a stage then inflates the stream
+ * again on one processor, so only a tool calls this, to refuse the kit
+ * before a stage is slowed down by it. scratch: payload_size bytes.
+ */
+int lk_kit_check_segments(const struct lk_host *h, const struct lk_kit *kit,
+			  const char *name, const void *payload, void *scratch)
+{
+	lk_u64 z0, z1, o0, o1;
+	lk_u32 adler, i;
+
+	for (i = 0; i < kit->nseg; i++) {
+		lk_kit_bounds(kit, i, &z0, &z1, &o0, &o1);
+		if (lk_kit_inflate_segment(kit, i, scratch, kit->payload_size,
+					   &adler) != LK_OK ||
+		    lk_memcmp((const lk_u8 *)scratch + o0,
+			      (const lk_u8 *)payload + o0,
+			      (lk_size)(o1 - o0)) != 0) {
+			lk_log(h, LK_LOG_ERROR, "%s: segment %u does not match "
+			       "the stream (wrong segment index)", name, i);
+			return LK_ERR_FORMAT;
+		}
+	}
 	return LK_OK;
 }

@@ -718,9 +718,29 @@ static int lk_load_range(struct lk_link *L)
 	return 1;
 }
 
+/* The placed, non-empty output section whose virtual (or, with lma,
+ * load) addresses hold a, or LK_NONE. */
+static lk_u32 lk_os_at(const struct lk_link *L, lk_u64 a, int lma)
+{
+	lk_u32 i;
+
+	for (i = 0; i < L->nseq; i++) {
+		const struct lk_os *q = &L->os[L->os_seq[i]];
+		lk_u64 base = lma ? q->lma : q->vma;
+
+		if (a >= base && a - base < q->size)
+			return L->os_seq[i];
+	}
+	return LK_NONE;
+}
+
+/* An entry outside every output section (an absolute 0, say) would be a
+ * jump into memory the image does not hold: refused, as the fallback
+ * loader refuses an entry outside every PT_LOAD. A load address counts:
+ * Linux's ENTRY(phys_startup_64) is one. */
 static int lk_entry(struct lk_link *L)
 {
-	lk_u32 s = L->hdr->entry_sym, o, i;
+	lk_u32 s = L->hdr->entry_sym, o;
 
 	if (!L->sym_known[s]) {
 		LK_ERR(L, "%s: entry symbol '%s' is undefined", L->name,
@@ -729,13 +749,16 @@ static int lk_entry(struct lk_link *L)
 	}
 	L->entry_vma = L->sym_val[s];
 	L->entry_lma = L->entry_vma;
-	o = lk_sym_outsec(L, s);
-	for (i = 0; o == LK_NONE && i < L->nseq; i++) {
-		const struct lk_os *q = &L->os[L->os_seq[i]];
-
-		if (L->entry_vma >= q->vma && L->entry_vma - q->vma < q->size)
-			o = L->os_seq[i];
+	if (lk_os_at(L, L->entry_vma, 0) == LK_NONE &&
+	    lk_os_at(L, L->entry_vma, 1) == LK_NONE) {
+		LK_ERR(L, "%s: entry symbol '%s' at 0x%llx lies outside every "
+		       "output section", L->name, lk_str(L, L->sym[s].name),
+		       L->entry_vma);
+		return 0;
 	}
+	o = lk_sym_outsec(L, s);
+	if (o == LK_NONE)
+		o = lk_os_at(L, L->entry_vma, 0);
 	if (o != LK_NONE && L->os[o].state == LK_OS_DONE)
 		L->entry_lma = L->entry_vma + (L->os[o].lma - L->os[o].vma);
 	return 1;

@@ -116,6 +116,31 @@ for cmd in verify info "link --seed 1 -o $W/t.elf"; do
 		test $rc -eq 1 -a "$(echo "$out" | wc -l)" -eq 1 -a -n "$(echo "$out" | grep "$W/trunc.kit")"
 done
 
+# Issue 23: an entry symbol outside every output section (made absolute 0)
+# is refused by link and verify; a segment index one byte off (the stream
+# still inflates whole) by verify. Each in exactly one line.
+one_line() { # NAME WANT CMD...: CMD fails with exactly the line WANT
+	local name=$1 want=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	check "$name" "rc $rc: $(echo "$out" | tr '\n' '|')" test $rc -eq 1 -a "$out" = "$want"
+}
+python3 test/qemu/kit-gaps.py entry0 "$W/k.kit" "$W/entry0.kit"
+want="linkkit: $W/entry0.kit: entry symbol '_start' at 0x0 lies outside every output section"
+one_line cli-entry-outside-verify "$want" "$LK" verify "$W/entry0.kit"
+one_line cli-entry-outside-link "$want" "$LK" link --seed 1 -o "$W/e.elf" "$W/entry0.kit"
+python3 test/qemu/kit-gaps.py segshift "$W/k.kit" "$W/segshift.kit"
+one_line cli-segment-index-verify \
+	"linkkit: $W/segshift.kit: segment 1 does not match the stream (wrong segment index)" \
+	"$LK" verify "$W/segshift.kit"
+"$LK" link --seed 1 -o "$W/s.elf" "$W/segshift.kit"
+check cli-segment-index-link "link refuses a kit whose stream inflates whole" test $? -eq 0
+if [ -e "$W/seg.kit" ]; then
+	out=$("$LK" verify "$W/seg.kit" 2>&1)
+	check cli-segment-index-good "$out" test "$out" = "$W/seg.kit: ok"
+fi
+
 # ---- signatures (signify format over the kit header, our own Ed25519;
 # signify-openbsd is the oracle both ways) ----
 if command -v signify-openbsd >/dev/null; then

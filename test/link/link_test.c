@@ -262,6 +262,47 @@ static void test_basic(void)
 	free(f.b);
 }
 
+/* The fixture with its entry symbol moved to `kind` (value v): a jump
+ * outside the image must fail the layout with exactly one line. */
+static void entry_case(const char *name, lk_u8 kind, lk_u64 v,
+		       const char *want, lk_u64 lma)
+{
+	struct fix f;
+	struct linked k;
+
+	fix_make(&f);
+	f.b->sym[f.y_start].kind = kind;
+	f.b->sym[f.y_start].value = v;
+	tlog_reset();
+	do_link(f.b, 1, &k);
+	if (want)
+		CHECK(name, k.rc == LK_ERR_LINK && tlog_total == 1 &&
+		      !strcmp(tlog[0], want), "rc %d, %d lines: %s", k.rc,
+		      tlog_total, tlog[0]);
+	else
+		CHECK(name, k.rc == 0 && k.info.entry_lma == lma,
+		      "rc %d, entry_lma %llx: %s", k.rc, k.info.entry_lma,
+		      tlog[0]);
+	unlink_(&k);
+	free(f.b);
+}
+
+static void test_entry_outside(void)
+{
+	entry_case("entry_abs_zero", LK_SYM_ABS, 0, "kernel.kit: entry symbol "
+		   "'start' at 0x0 lies outside every output section", 0);
+	/* Past .bss: _end's value (VBASE + 2 MiB), as a script symbol. */
+	entry_case("entry_past_image", LK_SYM_ABS, VBASE + 0x200000,
+		   "kernel.kit: entry symbol 'start' at 0xffffffff81200000 "
+		   "lies outside every output section", 0);
+	/* An absolute address inside .text is in the image: its LMA. */
+	entry_case("entry_abs_in_text", LK_SYM_ABS, VBASE + 4, NULL,
+		   PBASE + 4);
+	/* A load address (Linux's phys_startup_64) is one too, as it is. */
+	entry_case("entry_abs_load_address", LK_SYM_ABS, PBASE + 4, NULL,
+		   PBASE + 4);
+}
+
 static void order_of(struct linked *k, char *buf)
 {
 	buf[0] = 0;
@@ -1037,7 +1078,8 @@ static void test_reloc_types(void)
 		pb_reloc(b, c, 8 * i, rc[i].type, sy[i], rc[i].A);
 		nbad += !rc[i].ok;
 	}
-	b->hdr.entry_sym = sy[0];
+	/* Not s0: an entry outside every section is refused at layout. */
+	b->hdr.entry_sym = pb_sym(b, "entry", LK_SYM_CHUNK, c, 0);
 	pb_op(b, LK_E_CONST, 0, 0, 0x1000);
 	pb_op(b, LK_S_SECTION, LK_SEC_VMA, t, 0);
 	pb_op(b, LK_S_SLOT, 0, 0, 0);
@@ -1111,7 +1153,7 @@ static void test_reloc_cap_and_undefined(void)
 	for (int i = 0; i < 60; i++)
 		pb_reloc(b, c, 4 * i, LK_R_X86_64_32, s, 0);
 	pb_reloc(b, c, 240, LK_R_X86_64_64, g, 0);
-	b->hdr.entry_sym = s;
+	b->hdr.entry_sym = pb_sym(b, "entry", LK_SYM_CHUNK, c, 0);
 	pb_op(b, LK_E_CONST, 0, 0, 0x1000);
 	pb_op(b, LK_S_SECTION, LK_SEC_VMA, t, 0);
 	pb_op(b, LK_S_SLOT, 0, 0, 0);
@@ -2140,6 +2182,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--fuzz-kit"))
 		return fuzz_kit(argv[2]);
 	test_basic();
+	test_entry_outside();
 	test_determinism();
 	test_slot_orders();
 	test_plan_semantics();

@@ -6,8 +6,11 @@
 #
 # Kits come from kit-hostile.py (truncated, huge payload_zsize, huge
 # payload_size, flipped zlib bit with SHA-256 recomputed, bad table offset
-# inside a valid stream, three fuzzed payloads). Every kit boots under
-# SeaBIOS, two of them under OVMF too; two boots at a time. Environment: B.
+# inside a valid stream, three fuzzed payloads) and kit-gaps.py (entry0: the
+# entry symbol made absolute 0, outside every section). Every kit boots under
+# SeaBIOS, three of them under OVMF too; two boots at a time. One more kit,
+# segshift (a segment index one byte off), must boot relinked under OVMF
+# with -smp 2 and say in one line why it was slow. Environment: B.
 set -uo pipefail
 
 B=${B:-build}
@@ -16,45 +19,39 @@ mkimage=$here/../../tools/mkimage.sh
 boot=$here/boot.sh
 linkkit=$B/tools/linkkit
 limit=${BOOT_TIMEOUT:-60}
-kits=(truncated zsize size zflip tabofs fuzz-1 fuzz-2 fuzz-3)
-uefi_kits=(zflip fuzz-1)
+kits=(truncated zsize size zflip tabofs fuzz-1 fuzz-2 fuzz-3 entry0)
+uefi_kits=(zflip fuzz-1 entry0)
 names=()
 for k in "${kits[@]}"; do names+=("bios-hostile-$k"); done
 for k in "${uefi_kits[@]}"; do names+=("uefi-hostile-$k"); done
-
-skip_all() {
-	local n
-	for n in "${names[@]}"; do echo "skip $n: $1"; done
-	exit 0
-}
+names+=(uefi-smp2-segshift)
+. "$here/lib.sh"
 
 need=("$B/image/disk.img" "$B/efi/BOOTX64.EFI" "$B/demo/kernel.kit" "$B/demo/fallback.elf"
       "$B/stand/stage.bin" "$B/stand/mbr.bin" "$linkkit")
 for f in "${need[@]}"; do
-	[ -e "$f" ] || skip_all "$f does not exist yet"
+	[ -e "$f" ] || skip_all "$f does not exist yet" "${names[@]}"
 done
 "$mkimage" check "$B/image/disk.img" | grep -qv ', 0 sectors' ||
-	skip_all "$B/image/disk.img has no BIOS stage (rebuild it after stand/)"
+	skip_all "$B/image/disk.img has no BIOS stage (rebuild it after stand/)" "${names[@]}"
 
-mkdir -p "$B/test/qemu"
-find "$B/test/qemu" -maxdepth 1 -name "hostile.run.*" -mmin +60 -exec rm -rf {} + 2>/dev/null
-work=$(mktemp -d "$B/test/qemu/hostile.run.XXXXXX") || exit 1
-ln -sfn "$(basename "$work")" "$B/test/qemu/hostile.new" && mv -Tf "$B/test/qemu/hostile.new" "$B/test/qemu/hostile"
+work=$(new_run_dir "$B/test/qemu/hostile.run" "$B/test/qemu/hostile") || exit 1
 # A snapshot: a concurrent `make` may rebuild the image meanwhile.
 cp --sparse=always "$B/image/disk.img" "$work/disk.img"
-
-clean() { sed -e 's/\x1b\[[0-9;=?]*[A-Za-z]//g' -e 's/\r//g' "$1"; }
 
 setup() {
 	local k
 	python3 "$here/kit-hostile.py" "$B/demo/kernel.kit" "$work" >"$work/setup.log" 2>&1 || return 1
-	for k in "${kits[@]}"; do
+	for k in entry0 segshift; do
+		python3 "$here/kit-gaps.py" $k "$B/demo/kernel.kit" "$work/$k.kit" >>"$work/setup.log" 2>&1 || return 1
+	done
+	for k in "${kits[@]}" segshift; do
 		cp --sparse=always "$work/disk.img" "$work/$k.img" &&
 			"$mkimage" put "$work/$k.img" '\RELINK\KERNEL.KIT' "$work/$k.kit" >>"$work/setup.log" 2>&1 ||
 			return 1
 	done
 }
-setup || { for n in "${names[@]}"; do echo "not ok $n: cannot make the images: $(tail -n1 "$work/setup.log")"; done; exit 1; }
+setup || fail_all "cannot make the images: $(tail -n1 "$work/setup.log")" "${names[@]}"
 
 # Every case must be a bad kit to the host tool too, else "fallback" would be
 # the wrong expectation (e.g. a fuzz mutation that only touched padding).
@@ -67,10 +64,11 @@ host_why() {
 jobs_list=()
 for k in "${kits[@]}"; do jobs_list+=("bios $k"); done
 for k in "${uefi_kits[@]}"; do jobs_list+=("uefi $k"); done
+jobs_list+=("uefi segshift --smp 2")
 for j in "${jobs_list[@]}"; do
 	set -- $j
-	"$boot" -f "$1" --copy -t "$limit" -l "$work/$1-$2.log" "$work/$2.img" >"$work/$1-$2.result" 2>&1 &
-	while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
+	"$boot" -f "$1" "${@:3}" --copy -t "$limit" -l "$work/$1-$2.log" "$work/$2.img" >"$work/$1-$2.result" 2>&1 &
+	wait_for_slot 2
 done
 wait
 
@@ -89,6 +87,8 @@ check() {
 	elif ! grep -q 'demo: loader fallback' <<<"$c"; then why="no 'demo: loader fallback' in $log"
 	elif ! grep -q 'demo: PASS' <<<"$c"; then why="no 'demo: PASS' in $log"
 	elif [ "$n" -ne 1 ]; then why="want exactly one 'relinkboot: fallback:' line, got $n (see $log)"
+	elif [ "$2" = entry0 ] && [ "$lines" != "relinkboot: fallback: $entry0_why" ]; then
+		why="want 'relinkboot: fallback: $entry0_why', got '$lines'"
 	fi
 	if [ -z "$why" ]; then
 		local secs=${res#*seconds=}
@@ -96,5 +96,28 @@ check() {
 	else echo "not ok $name: $why"; fi
 }
 
+entry0_why='\RELINK\KERNEL.KIT: '"entry symbol 'start' at 0x0 lies outside every output section"
+
+# The segment index one byte off: refused by `linkkit verify`; the stage
+# inflates the stream whole, boots relinked and says so in one line.
+check_segshift() {
+	local name=uefi-smp2-segshift log=$work/uefi-segshift.log res c lines why=
+	local want='relinkboot: warning: \RELINK\KERNEL.KIT: segment 1 does not match the stream: inflated it whole (slower)'
+	local host="linkkit: $work/segshift.kit: segment 1 does not match the stream (wrong segment index)"
+	res=$(cat "$work/uefi-segshift.result" 2>/dev/null)
+	c=$(clean "$log" 2>/dev/null)
+	lines=$(grep -a 'segment .* does not match' <<<"$c")
+	if [ "$("$linkkit" verify "$work/segshift.kit" 2>&1)" != "$host" ]; then
+		why="host 'linkkit verify' does not say '$host'"
+	elif [[ $res != *exit=0x10* ]]; then
+		why="${res%% log=*}; last: $(grep -aE 'relinkboot: |demo: ' <<<"$c" | tail -n1) (see $log)"
+	elif ! grep -q 'demo: loader relinked' <<<"$c"; then why="no 'demo: loader relinked' in $log"
+	elif ! grep -q 'demo: PASS' <<<"$c"; then why="no 'demo: PASS' in $log"
+	elif [ "$lines" != "$want" ]; then why="want the one line '$want', got '$lines' (see $log)"
+	fi
+	report "$name" "$why"
+}
+
 for k in "${kits[@]}"; do check bios "$k"; done
 for k in "${uefi_kits[@]}"; do check uefi "$k"; done
+check_segshift
