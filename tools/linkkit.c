@@ -1,5 +1,6 @@
 /*
- * The `linkkit` command (docs/linkkit.1): create, info, verify, link, sign.
+ * The `linkkit` command (docs/linkkit.1): create, info, verify, verify-elf,
+ * link, sign.
  * The host side of the core: it feeds kits to the same liblinkkit the boot
  * stages use, so `create` refuses kits the boot side could not link.
  */
@@ -13,6 +14,7 @@
 #include "../linkkit/linkkit.h"
 #include "kb.h"
 #include "lkcli.h"
+#include "version.h"
 
 /* ---- the host table ---- */
 
@@ -184,23 +186,36 @@ int lkc_trial_link(const char *name, const uint8_t *payload, size_t n, uint32_t 
 	return rc ? -1 : 0;
 }
 
-static void usage(void)
+/* Every form, so `linkkit --help` is the whole synopsis of docs/linkkit.1. */
+static void usage(FILE *f)
 {
 	fputs("usage: linkkit create -o OUT.kit -T SCRIPT.ld -P POLICY [--sign KEY] OBJ.o...\n"
+	      "       linkkit create -o OUT.kit --openbsd DIR|KERNEL.TGZ[:NAME] [-P POLICY]\n"
+	      "                      [--sign KEY]\n"
 	      "       linkkit info KIT\n"
-	      "       linkkit verify [-p PUBKEY] KIT\n"
-	      "       linkkit sign -s KEY.sec [-o FILE.sig] FILE\n"
+	      "       linkkit verify [-p PUBKEY] [--against DIR] KIT\n"
 	      "       linkkit verify -p KEY.pub -x FILE.sig FILE\n"
+	      "       linkkit verify-elf [-p KEY.pub [-x FILE.sig]] ELF\n"
+	      "       linkkit sign -s KEY.sec [-o FILE.sig] FILE\n"
 	      "       linkkit link [--seed HEX | --random] [--map FILE] [--print-layout]\n"
-	      "                    [--write-parts N] -o OUT.elf KIT\n",
-	      stderr);
+	      "                    [--write-parts N] -o OUT.elf KIT\n"
+	      "       linkkit --help | -h | --version\n",
+	      f);
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage();
+		usage(stderr);
 		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("linkkit (relinkboot) %s\n", RELINKBOOT_VERSION);
+		return 0;
 	}
 	if (!strcmp(argv[1], "create"))
 		return lkc_create(argc - 1, argv + 1);
@@ -208,11 +223,13 @@ int main(int argc, char **argv)
 		return lkc_info(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "verify"))
 		return lkc_verify(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "verify-elf"))
+		return lkc_verify_elf(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "link"))
 		return lkc_link(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "sign"))
 		return lkc_sign_file(argc - 1, argv + 1);
 	fprintf(stderr, "linkkit: unknown command '%s'\n", argv[1]);
-	usage();
+	usage(stderr);
 	return 2;
 }

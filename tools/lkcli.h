@@ -35,9 +35,18 @@ int lkc_load_pubkey(const char *pub, struct lk_pubkey *pk);
 int lkc_sign_file(int argc, char **argv);
 int lkc_verify_detached(const char *pub, const char *sigpath, const char *path);
 
+/* lkprov.c: what a kit was made from (LK_KIT_F_PROV). */
+struct kb_options;
+int lkc_prov_build(const struct kb_options *o, const char *dir, const char *kernel,
+		   uint8_t **rec, size_t *len);
+int lkc_prov_against(const char *path, const struct lk_kit *k, const char *dir);
+void lkc_prov_info(const char *path, const struct lk_kit *k);
+
 int lkc_create(int argc, char **argv);
 int lkc_info(int argc, char **argv);
 int lkc_verify(int argc, char **argv);
 int lkc_link(int argc, char **argv);
+/* lkelf.c: `linkkit verify-elf`, the stages' checks of a fallback kernel. */
+int lkc_verify_elf(int argc, char **argv);
 
 #endif

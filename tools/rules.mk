@@ -10,9 +10,13 @@ LKTOOL_SRCS += tools/kbalt.c
 # ld.lld's merge shards (xxHash64 of each piece).
 LKTOOL_SRCS += tools/xxhash64.c
 LKTOOL_SRCS += tools/kbtar.c
+# What a kit was made from (LK_KIT_F_PROV): create, info, verify --against.
+LKTOOL_SRCS += tools/lkprov.c
+# `verify-elf`: the stages' fallback checks, for relinkboot-install.
+LKTOOL_SRCS += tools/lkelf.c
 LKTOOL_LDSCRIPT_SRCS := $(wildcard tools/ldscript*.c)
 LKTOOL_OBJS := $(patsubst tools/%.c,$(B)/tools/obj/%.o,$(LKTOOL_SRCS) $(LKTOOL_LDSCRIPT_SRCS))
-LKTOOL_HDRS := $(wildcard tools/*.h) $(wildcard linkkit/*.h)
+LKTOOL_HDRS := $(wildcard tools/*.h) $(LINKKIT_HDRS)
 
 ALL += $(LINKKIT_CLI)
 
