@@ -9,9 +9,12 @@
 #                     (the fallback's detached signature, stored as
 #                     \RELINK\FALLBACK.SIG for signed boots: a ready one, or
 #                     made here with `linkkit sign -s KEY.sec`)
-#                     [--openbsd-duid HEX16 [--openbsd-dtype N]] adds a 1 MiB
-#                     OpenBSD partition after the ESP whose disklabel has
-#                     that DUID (d_type N, default 4 SCSI: sd; 5 ESDI: wd)
+#                     [--openbsd-duid HEX16 [--openbsd-dtype N]
+#                     [--openbsd-size MIB] [--openbsd-root FFS.IMG]] adds an
+#                     OpenBSD partition after the ESP (MIB MiB; default 1, or
+#                     what the root needs) whose disklabel has that DUID
+#                     (d_type N, default 4 SCSI: sd; 5 ESDI: wd); its `a`
+#                     holds FFS.IMG from the partition's sector 64
 #                     [--table gpt|mbr] partition table (default gpt; mbr:
 #                     FAT32 LBA 0x0c ESP and OpenBSD 0xa6, no GPT)
 #   mkimage.sh install-kit IMG KIT   replace \RELINK\KERNEL.KIT atomically
@@ -23,6 +26,7 @@
 #   mkimage.sh remove IMG ESPPATH    delete a file from the ESP
 #   mkimage.sh ls IMG                list the ESP recursively
 #   mkimage.sh check IMG             check GPT, ESP files and the MBR fields
+#   mkimage.sh --help | -h | --version
 #
 # ESPPATH is an ESP path like \RELINK\KERNEL.KIT or /RELINK/KERNEL.KIT.
 # Signing runs $LINKKIT (default: linkkit on PATH, else build/tools/linkkit
@@ -43,7 +47,14 @@ KIT_MAGIC='4c494e4b4b49541a' # "LINKKIT\x1a"
 
 die() { echo "mkimage: $*" >&2; exit 1; }
 
-usage() { sed -n '4,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+# `make install` writes the release here; in the source tree it is read
+# from tools/version.h.
+version=@VERSION@
+case $version in
+@*) version=$(sed -n 's/^#define RELINKBOOT_VERSION "\(.*\)"$/\1/p' "$(dirname "$0")/version.h") ;;
+esac
 
 SIG_PATH=/RELINK/FALLBACK.SIG
 
@@ -125,12 +136,15 @@ write_stage() {
 	put_le "$img" $((0x1B4)) 2 "$sectors"
 }
 
-# write_label IMG LBA DUID DTYPE PSTART PSIZE TOTAL: an OpenBSD disklabel
-# (sys/sys/disklabel.h, amd64: 16 partitions) in sector LBA; partition a
-# is the OpenBSD partition, c the whole disk; d_checksum makes the XOR of
-# its 16-bit words up to the end of the partition table zero.
+# write_label IMG LBA DUID DTYPE PSTART PSIZE TOTAL [ASIZE FSIZE FRAG]: an
+# OpenBSD disklabel (sys/sys/disklabel.h, amd64: 16 partitions) in sector
+# LBA; partition a starts 64 sectors into the OpenBSD partition and fills
+# it, or is ASIZE sectors of an FFS with that fragment size and count
+# (--openbsd-root), c is the whole disk; d_checksum makes the XOR of its
+# 16-bit words up to the end of the partition table zero.
 write_label() {
 	local img=$1 lba=$2 duid=$3 dtype=$4 pstart=$5 psize=$6 total=$7
+	local asize=${8:-$(($6 - 64))} fsize=${9:-0} frag=${10:-0}
 	local -a b=()
 	local i sum=0 hex= x
 	for ((i = 0; i < 512; i++)); do b[i]=0; done
@@ -153,8 +167,12 @@ write_label() {
 	setle 138 2 16                # d_npartitions
 	setle 140 4 8192              # d_bbsize
 	setle 144 4 65536             # d_sbsize
-	setle 148 4 $((psize - 64)) && setle 152 4 $((pstart + 64)) # a
+	setle 148 4 "$asize" && setle 152 4 $((pstart + 64)) # a
 	b[160]=7                      # a: FS_BSDFFS
+	if [ "$fsize" -gt 0 ]; then   # a: p_fragblock, p_cpg as newfs sets them
+		b[161]=$((($(ffs_bit $((fsize * frag))) - 13) << 3 | $(ffs_bit "$frag")))
+		setle 162 2 1
+	fi
 	setle 180 4 $((total & 0xffffffff)) # c: the whole disk
 	for ((i = 0; i < 148 + 16 * 16; i += 2)); do sum=$((sum ^ b[i] ^ (b[i + 1] << 8))); done
 	setle 136 2 $sum              # d_checksum
@@ -162,6 +180,26 @@ write_label() {
 	printf "$hex" | dd of="$img" bs=512 seek="$lba" conv=notrunc status=none
 }
 DL_NAME='relinkboot'
+
+# ffs_bit N: ffs(3) of N > 0, the 1-based index of its lowest set bit.
+ffs_bit() { local n=$1 i=1; while [ $((n & 1)) -eq 0 ]; do n=$((n >> 1)) i=$((i + 1)); done; echo $i; }
+
+# ffs_geometry IMG: "FSIZE FRAG" of the FFS1 or FFS2 file system in IMG,
+# from the superblock at 8192 (FFS1; makefs' FFS2) or 65536 (newfs' FFS2):
+# fs_fsize at 52, fs_frag at 56, fs_magic at 1372 (ufs/ffs/fs.h).
+ffs_geometry() {
+	local img=$1 sb magic fsize frag
+	for sb in 8192 65536; do
+		magic=$(od -An -tu4 -j $((sb + 1372)) -N4 "$img" 2>/dev/null | tr -d ' ')
+		case $magic in $((0x011954)) | $((0x19540119))) ;; *) continue ;; esac
+		read -r fsize frag < <(od -An -tu4 -j $((sb + 52)) -N8 "$img")
+		[ "$fsize" -ge 512 ] && [ "$frag" -ge 1 ] && [ "$frag" -le 8 ] || return 1
+		[ $((fsize & (fsize - 1))) -eq 0 ] && [ $((frag & (frag - 1))) -eq 0 ] || return 1
+		echo "$fsize $frag"
+		return 0
+	done
+	return 1
+}
 
 # to_mbr IMG ESP_SECTORS FATTYPE OBSD_LBA OBSD_SECTORS TOTAL: replaces the
 # GPT (both copies) by an MBR table: the ESP and, if any, OpenBSD's 0xa6.
@@ -186,7 +224,7 @@ to_mbr() {
 
 cmd_create() {
 	local out='' efi='' kit='' fallback='' cfg='' mbr='' stage='' seed='' esp_mib=64 fat=32 fsig= fkey=
-	local duid='' dtype=4 table=gpt
+	local duid='' dtype=4 table=gpt osize='' oroot='' geom=''
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-o) out=$2 ;;
@@ -203,6 +241,8 @@ cmd_create() {
 		--fat) fat=$2 ;;
 		--openbsd-duid) duid=$2 ;;
 		--openbsd-dtype) dtype=$2 ;;
+		--openbsd-size) osize=$2 ;;
+		--openbsd-root) oroot=$2 ;;
 		--table) table=$2 ;;
 		*) usage ;;
 		esac
@@ -221,6 +261,14 @@ cmd_create() {
 		[[ $duid =~ ^[0-9a-fA-F]{16}$ ]] || die "--openbsd-duid must be 16 hex digits"
 		[[ $duid =~ [1-9a-fA-F] ]] || die "--openbsd-duid must not be zero (OpenBSD reads that as none)"
 		[[ $dtype =~ ^[0-9]+$ ]] && [ "$dtype" -le 65535 ] || die "--openbsd-dtype must be 0..65535"
+	elif [ -n "$osize$oroot" ]; then
+		die "--openbsd-size and --openbsd-root need --openbsd-duid"
+	fi
+	[ -z "$osize" ] || [[ $osize =~ ^[1-9][0-9]{0,6}$ ]] || die "--openbsd-size must be a number of MiB"
+	if [ -n "$oroot" ]; then
+		[ -r "$oroot" ] || die "$oroot: not readable"
+		[ $(($(stat -c %s "$oroot") % 512)) -eq 0 ] || die "$oroot: not a whole number of sectors"
+		geom=$(ffs_geometry "$oroot") || die "$oroot: no FFS1/FFS2 superblock"
 	fi
 	# FAT32 needs >= 65525 clusters: 1-sector clusters from 33 MiB up.
 	[ "$fat" = 16 ] || [ "$esp_mib" -ge 34 ] || die "--esp-mib $esp_mib too small for FAT32"
@@ -235,7 +283,15 @@ cmd_create() {
 	fi
 	esp_sectors=$((esp_mib * 2048))
 	local obsd_lba=$((ESP_LBA + esp_sectors)) obsd_sectors=0
-	[ -z "$duid" ] || obsd_sectors=2048
+	[ -z "$duid" ] || obsd_sectors=$((${osize:-1} * 2048))
+	local root_sectors=0
+	if [ -n "$oroot" ]; then
+		# a starts at sector 64 of the partition (label at 1).
+		root_sectors=$(($(stat -c %s "$oroot") / 512))
+		[ -n "$osize" ] || obsd_sectors=$(((64 + root_sectors + 2047) / 2048 * 2048))
+		[ $((64 + root_sectors)) -le "$obsd_sectors" ] ||
+			die "$oroot: $root_sectors sectors do not fit in a $osize MiB OpenBSD partition"
+	fi
 	# Room after the ESP for the backup GPT (33 sectors), rounded to 1 MiB.
 	total=$((ESP_LBA + esp_sectors + obsd_sectors + 2048))
 	rm -f "$tmp" "$esp"
@@ -245,7 +301,15 @@ cmd_create() {
 	if [ -n "$duid" ]; then
 		sgdisk -n 2:$obsd_lba:+$obsd_sectors -t 2:a600 -c 2:OpenBSD "$tmp" >/dev/null ||
 			die "$out: sgdisk failed (OpenBSD partition)"
-		write_label "$tmp" $((obsd_lba + 1)) "${duid,,}" "$dtype" $obsd_lba $obsd_sectors $total
+		if [ -n "$oroot" ]; then
+			dd if="$oroot" of="$tmp" bs=512 seek=$((obsd_lba + 64)) conv=notrunc,sparse status=none ||
+				die "$out: cannot write $oroot"
+			# shellcheck disable=SC2086 # geom is "FSIZE FRAG"
+			write_label "$tmp" $((obsd_lba + 1)) "${duid,,}" "$dtype" $obsd_lba $obsd_sectors \
+				$total $root_sectors $geom
+		else
+			write_label "$tmp" $((obsd_lba + 1)) "${duid,,}" "$dtype" $obsd_lba $obsd_sectors $total
+		fi
 	fi
 	[ "$(esp_offset "$tmp")" -eq $((ESP_LBA * 512)) ] || die "$out: ESP not at LBA $ESP_LBA"
 
@@ -416,6 +480,8 @@ cmd_check() {
 cmd=$1
 shift
 case $cmd in
+--help | -h) sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//' ;;
+--version) echo "mkimage.sh (relinkboot) $version" ;;
 create) cmd_create "$@" ;;
 install-kit) cmd_install_kit "$@" ;;
 install-fallback) cmd_install_fallback "$@" ;;

@@ -76,3 +76,12 @@ $(OBSD_REAL)/test-real: test/obsd/test-real.sh test/qemu/boot.sh tools/mkimage.s
 	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 ALL += $(OBSD_REAL)/test-real
 TESTS += $(OBSD_REAL)/test-real
+
+# A stale kit never boots (issue 25), host side: the real GENERIC kit's
+# record against the corpus and changed copies (`verify --against`).
+$(OBSD_REAL)/test-prov: test/obsd/test-prov.sh $(OBSD_REAL)/kit.done $(B)/tools/linkkit
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-prov.sh\n' \
+	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+ALL += $(OBSD_REAL)/test-prov
+TESTS += $(OBSD_REAL)/test-prov

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Boots the real OpenBSD 7.3 GENERIC kernel to userland: the disk's DUID-
+# labelled OpenBSD partition holds, in its `a`, an FFS root (test/obsd/
+# mkroot.sh: our /sbin/init from test/obsd/userland, the corpus' link
+# directory under its kit's name, so that the stage finds the kit fresh,
+# and ld.lld's link as /bsd). The relinked kernel must mount it
+# (`root on sd0a (DUID.a)`) and run init, which prints its argv,
+# kern.version and what /dev/ksyms says, then powers QEMU off.
+#
+# Boots, one at a time: OVMF with an FFS2 root on a GPT disk, SeaBIOS with
+# an FFS1 root on an MBR disk (d_type 5), and OVMF without the kit (the
+# fallback, ld.lld's link). Every boot: the init lines in order after
+# `root on`, a clean power-off (QEMU exits 0 by itself), no panic, the
+# disk image unchanged. The symbols init reads must be the running
+# layout's: the same count as ld.lld's table, the fallback's values
+# exactly ld.lld's, the two relinked boots' fingerprints different from
+# each other and from the fallback's. Each boot's time is printed.
+set -uo pipefail
+
+B=${B:-build}
+R=$B/obsd-real
+U=$B/obsd-userland
+boot=test/qemu/boot.sh
+mkimage=tools/mkimage.sh
+limit=${BOOT_TIMEOUT:-300}
+names=(label uefi-ffs2 bios-ffs1 uefi-fallback-ffs2 layouts)
+syms=(main start_init uvm_init cpu_startup) # init.c's `wanted`
+. "$(dirname "$0")/../qemu/lib.sh"
+
+[ "$(cat "$R/kit.done" 2>/dev/null)" = ok ] ||
+	skip_all "no OpenBSD corpus (../shared/corpora)" "${names[@]/#/obsd-userland-}"
+setup_fail() { fail_all "setup: $*" "${names[@]/#/obsd-userland-}"; }
+for f in "$U/root-real-ffs1.img" "$U/root-real-ffs2.img"; do
+	[ -s "$f" ] || setup_fail "$f missing (make $f)"
+done
+
+work=$(new_run_dir "$U/run") || exit 1
+duid_gpt=$(new_duid)
+duid_mbr=$(new_duid)
+
+image() { # out root-version [mkimage options]
+	local out=$1 v=$2
+	shift 2
+	"$mkimage" create -o "$out" --efi "$B/efi/BOOTX64.EFI" \
+		--kit "$R/bsd.kit" --fallback "$R/bsd.lld" --cfg test/obsd/relink.cfg \
+		--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" \
+		--openbsd-root "$U/root-real-ffs$v.img" "$@" >"$work/mkimage.log" 2>&1 ||
+		setup_fail "cannot make $out: $(tail -n 1 "$work/mkimage.log")"
+}
+image "$work/gpt.img" 2 --table gpt --openbsd-duid "$duid_gpt" --openbsd-dtype 4
+image "$work/mbr.img" 1 --table mbr --openbsd-duid "$duid_mbr" --openbsd-dtype 5
+cp --sparse=always "$work/gpt.img" "$work/gpt-nokit.img"
+"$mkimage" remove "$work/gpt-nokit.img" '\RELINK\KERNEL.KIT' >/dev/null ||
+	setup_fail "cannot remove the kit"
+
+# mkimage's label (after the ESP, 64 MiB from LBA 2048: the OpenBSD
+# partition at 133120, its label in sector 1): `a` is the root image from
+# sector 64 of the partition, FS_BSDFFS, fragblock for 16 KiB blocks of 8
+# fragments ((ffs(16384) - 13) << 3 | ffs(8) = 20), cpg 1; `c` the disk;
+# the label's XOR over 16-bit words up to its partition table's end 0.
+label_ok() { # IMG ROOT
+	local w a c sum=0 i
+	read -ra w < <(od -An -v -tu2 -j $(((133120 + 1) * 512)) -N $((148 + 256)) "$1" | tr '\n' ' ')
+	for ((i = 0; i < ${#w[@]}; i++)); do sum=$((sum ^ w[i])); done
+	[ "$sum" = 0 ] || { echo "checksum"; return; }
+	read -r a < <(od -An -tu4 -j $(((133120 + 1) * 512 + 148)) -N8 "$1" | tr -s ' ')
+	read -r c < <(od -An -tu1 -j $(((133120 + 1) * 512 + 160)) -N4 "$1" | tr -s ' ')
+	[ "$a" = "$(($(stat -c %s "$2") / 512)) $((133120 + 64))" ] || { echo "a is '$a'"; return; }
+	[ "$c" = "7 20 1 0" ] || { echo "a's fstype, fragblock, cpg are '$c'"; return; }
+	cmp -s -n "$(stat -c %s "$2")" -i 0:$(((133120 + 64) * 512)) "$2" "$1" || echo "root not in a"
+}
+why=$(label_ok "$work/gpt.img" "$U/root-real-ffs2.img")
+[ -n "$why" ] || why=$(label_ok "$work/mbr.img" "$U/root-real-ffs1.img")
+report obsd-userland-label "$why"
+
+# A kernel that stops (panic, ddb, no root) ends the boot at once.
+stop='panic:|uvm_fault|ddb\{?[0-9]*\}?>|root device:|relinkboot: fallback failed'
+run() { # name firmware image
+	"$boot" -f "$2" --rng --copy --cpu max --mem 1024 -t "$limit" \
+		--until "$stop" -l "$work/$1.log" "$3" >"$work/$1.result" 2>&1
+}
+run uefi-ffs2 uefi "$work/gpt.img"
+run bios-ffs1 bios "$work/mbr.img"
+run uefi-fallback-ffs2 uefi "$work/gpt-nokit.img"
+
+# ld.lld's symbols, for the fallback: its /dev/ksyms is this table.
+nsyms=$(readelf -SW "$R/bsd.lld" | sed -n 's/.* \.symtab *SYMTAB *[0-9a-f]* [0-9a-f]* \([0-9a-f]*\) .*/\1/p')
+nsyms=$((16#${nsyms:-0} / 24))
+declare -A lld
+while read -r v _ n; do lld[$n]=0x${v#00000000}; done < <(nm -g "$R/bsd.lld")
+declare -A fp
+
+failed=0
+# check NAME KIND DUID: KIND relinked|fallback.
+check() {
+	local name=$1 kind=$2 duid=$3 res log=$work/$1.judged want=() s line got x x7
+	res=$(cat "$work/$name.result")
+	echo "# obsd-userland-$name: $res"
+	clean "$work/$name.log" >"$log"
+	if ! grep -q 'exit=none status=0 ' <<<"$res"; then
+		failed=1
+		not_ok "obsd-userland-$name" "no clean power-off: $(head -n 1 <<<"$res") '$(tail -n 1 "$log")'"
+		return
+	fi
+	if ! grep -q 'disk=unchanged' <<<"$res"; then
+		failed=1; not_ok "obsd-userland-$name" "the boot changed the disk image"
+		return
+	fi
+	if line=$(grep -m1 -E 'panic|uvm_fault|ddb\{?[0-9]*\}?>|fallback failed|init: .*error' "$log"); then
+		failed=1; not_ok "obsd-userland-$name" "$line"
+		return
+	fi
+	if [ "$kind" = fallback ]; then
+		grep -q '^relinkboot: fallback: .*KERNEL\.KIT' "$log" || {
+			failed=1; not_ok "obsd-userland-$name" "no fallback line"; return; }
+	elif line=$(grep -m1 'relinkboot: fallback' "$log"); then
+		failed=1; not_ok "obsd-userland-$name" "$line"
+		return
+	fi
+	# In this order, each on its own line.
+	want=("^root on sd0a \\($duid\\.a\\)" '^init: argv /sbin/init$' '^init: kern\.version OpenBSD 7\.3'
+	      "^init: ksyms [0-9]+ bytes, $nsyms symbols, fingerprint 0x[0-9a-f]+\$")
+	# Kernel text addresses; spelled out: mawk knows no {7}.
+	x='[0-9a-f]' x7=$x$x$x$x$x$x$x
+	for s in "${syms[@]}"; do want+=("^init: ksym $s 0xffffffff8$x7\$"); done
+	want+=('^init: done$')
+	# Through the environment: awk -v would eat the backslashes.
+	if ! line=$(PATS=$(printf '%s\n' "${want[@]}") awk '
+		BEGIN { n = split(ENVIRON["PATS"], p, "\n"); i = 1 }
+		i <= n && $0 ~ p[i] { i++ }
+		END { if (i <= n) { print p[i]; exit 1 } }' "$log"); then
+		failed=1; not_ok "obsd-userland-$name" "no line /$line/ (in order)"
+		return
+	fi
+	fp[$name]=$(sed -n 's/^init: ksyms .* fingerprint //p' "$log")
+	# The fallback is ld.lld's link: its values are nm's. A relinked
+	# kernel's main is elsewhere (a 1 in ~2,200 chance otherwise).
+	for s in "${syms[@]}"; do
+		got=$(sed -n "s/^init: ksym $s //p" "$log")
+		if [ "$kind" = fallback ] && [ "$got" != "${lld[$s]:-}" ]; then
+			failed=1; not_ok "obsd-userland-$name" "$s at $got, ld.lld has ${lld[$s]:-none}"
+			return
+		fi
+		if [ "$kind" = relinked ] && [ "$s" = main ] && [ "$got" = "${lld[$s]:-}" ]; then
+			failed=1; not_ok "obsd-userland-$name" "main at ld.lld's address $got: not relinked?"
+			return
+		fi
+	done
+	ok "obsd-userland-$name"
+}
+
+check uefi-ffs2 relinked "$duid_gpt"
+check bios-ffs1 relinked "$duid_mbr"
+check uefi-fallback-ffs2 fallback "$duid_gpt"
+a=${fp[uefi-ffs2]:-} b=${fp[bios-ffs1]:-} c=${fp[uefi-fallback-ffs2]:-}
+echo "# obsd-userland fingerprints: relinked $a, $b; fallback $c"
+if [ -z "$a" ] || [ -z "$b" ] || [ -z "$c" ]; then
+	failed=1; not_ok obsd-userland-layouts "a boot gave no fingerprint"
+elif [ "$a" = "$b" ] || [ "$a" = "$c" ] || [ "$b" = "$c" ]; then
+	failed=1; not_ok obsd-userland-layouts "two boots saw the same symbol values"
+else
+	ok obsd-userland-layouts
+fi
+if [ "$failed" = 1 ]; then
+	echo "# logs kept in $work"
+else
+	rm -rf "$work"
+fi
+exit 0
