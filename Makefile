@@ -15,7 +15,9 @@ include mk/common.mk
 include linkkit/rules.mk
 include tools/rules.mk
 include test/rules.mk
+include test/fs/rules.mk
 include test/demo/rules.mk
+include test/boot/rules.mk
 include efi/rules.mk
 include stand/rules.mk
 include tools/mkimage.mk
@@ -23,10 +25,13 @@ include test/qemu/rules.mk
 include test/corpora/rules.mk
 include test/obsd/rules.mk
 include test/obsd/lld-real.mk
+include test/obsd/userland.mk
 include bench/rules.mk
 include fuzz/rules.mk
+include mk/install.mk
+include test/install/rules.mk
 
-.PHONY: all deps test run bench clean format
+.PHONY: all deps test run bench clean format install uninstall deb
 all: deps-ok $(ALL)
 
 deps:

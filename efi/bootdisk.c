@@ -34,19 +34,38 @@ static UINTN eb_dp_len(const EFI_DEVICE_PATH *dp)
 	return 0;
 }
 
+#define EB_BIO_BOUNCE (128u * 512) /* the root reader's buffer */
+
+/* Through the page-aligned buffer (any IoAlign up to 4 KiB), in pieces of
+ * at most `sectors` sectors. */
+static int eb_bio_read_in(struct eb_bio_ctx *c, lk_u32 sectors, lk_u64 lba,
+			  lk_u32 count, lk_u8 *buf)
+{
+	while (count) {
+		lk_u32 n = count < sectors ? count : sectors;
+		EFI_STATUS st = c->bio->ReadBlocks(c->bio, c->bio->Media->MediaId,
+						   lba, n * 512u, c->page);
+
+		if (st != EFI_SUCCESS)
+			return -1;
+		lk_memcpy(buf, c->page, n * 512u);
+		buf += n * 512u;
+		lba += n;
+		count -= n;
+	}
+	return 0;
+}
+
 static int eb_bio_read(void *ctx, lk_u64 lba, lk_u32 count, void *buf)
 {
-	struct eb_bio_ctx *c = ctx;
-	EFI_STATUS st;
-
 	if (count == 0 || count > 8)
 		return -1;
-	st = c->bio->ReadBlocks(c->bio, c->bio->Media->MediaId, lba,
-				count * 512u, c->page);
-	if (st != EFI_SUCCESS)
-		return -1;
-	lk_memcpy(buf, c->page, count * 512u);
-	return 0;
+	return eb_bio_read_in(ctx, 8, lba, count, buf);
+}
+
+static int eb_bio_read_big(void *ctx, lk_u64 lba, lk_u32 count, void *buf)
+{
+	return eb_bio_read_in(ctx, EB_BIO_BOUNCE / 512, lba, count, buf);
 }
 
 /* The BlockIo handle whose device path is the longest proper prefix of
@@ -119,7 +138,7 @@ static int eb_read_label(struct eb_state *s, EFI_BLOCK_IO *bio,
 	EFI_BOOT_SERVICES *bs = s->st->BootServices;
 	EFI_PHYSICAL_ADDRESS page = 0;
 	struct eb_bio_ctx c = { bio, LK_NULL };
-	struct lk_dl_disk d = { &c, eb_bio_read, bio->Media->LastBlock + 1 };
+	struct lk_blockdev d = { &c, eb_bio_read, bio->Media->LastBlock + 1 };
 	int rc;
 
 	if (bio->Media->BlockSize != 512 || bio->Media->IoAlign > 4096 ||
@@ -152,4 +171,27 @@ void eb_boot_disk(struct eb_state *s, lk_u32 *bootdev, lk_u8 *duid, int *have)
 		lk_memcpy(duid, l.duid, 8);
 	else
 		eb_print(s, "boot disk: no BOOTDUID: %s", why);
+}
+
+/* The boot_disk hook: the whole boot disk for the root file system. Its
+ * bounce buffer is a secret region (it passes seeds and boot.conf). */
+int eb_boot_blockdev(struct lk_boot *b, struct lk_blockdev *dev)
+{
+	static struct eb_bio_ctx c;
+	struct eb_state *s = eb_of(b);
+	const char *why = "";
+	EFI_BLOCK_IO *bio = eb_boot_bio(s, &why);
+
+	if (!bio || bio->Media->BlockSize != 512 ||
+	    bio->Media->IoAlign > 4096 || !bio->Media->MediaPresent)
+		return -1;
+	c.bio = bio;
+	if (!c.page)
+		c.page = eb_pages(s, EB_BIO_BOUNCE, 0, 1);
+	if (!c.page)
+		return -1;
+	dev->ctx = &c;
+	dev->read = eb_bio_read_big;
+	dev->sectors = bio->Media->LastBlock + 1;
+	return 0;
 }

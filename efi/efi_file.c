@@ -68,13 +68,32 @@ static EFI_STATUS eb_read_all(EFI_FILE_HANDLE f, lk_u8 *buf, lk_u64 size)
 	return EFI_SUCCESS;
 }
 
+static EFI_STATUS eb_read_open(struct eb_state *s, EFI_FILE_HANDLE f,
+			       int secret, lk_u8 **buf, lk_u64 *size)
+{
+	EFI_STATUS st = eb_file_size(f, size);
+
+	if (st == EFI_SUCCESS && *size >= EB_FILE_MAX)
+		st = EFI_BAD_BUFFER_SIZE;
+	if (st == EFI_SUCCESS) {
+		*buf = eb_pages(s, *size ? *size : 1, 0, secret);
+		if (!*buf)
+			st = EFI_OUT_OF_RESOURCES;
+	}
+	if (st == EFI_SUCCESS)
+		st = eb_read_all(f, *buf, *size);
+	return st;
+}
+
 /*
  * On success *data is in fresh pages (recorded, freed with the others);
- * a zero-length file gives one zeroed page and *size 0.
+ * a zero-length file gives one zeroed page and *size 0. On failure one
+ * error line in the FAT reader's words ("PATH: file not found").
  */
-int eb_read_file(struct eb_state *s, const char *path, int wipe, void **data,
-		 lk_u64 *size, EFI_STATUS *err)
+int eb_read_file(struct lk_boot *b, const char *path, int secret,
+		 void **data, lk_u64 *size)
 {
+	struct eb_state *s = eb_of(b);
 	CHAR16 w[LK_CFG_PATH_MAX];
 	EFI_FILE_HANDLE f = LK_NULL;
 	EFI_STATUS st = EFI_NOT_FOUND;
@@ -84,21 +103,20 @@ int eb_read_file(struct eb_state *s, const char *path, int wipe, void **data,
 	if (s->root)
 		st = s->root->Open(s->root, &f, w, EFI_FILE_MODE_READ, 0);
 	if (st == EFI_SUCCESS)
-		st = eb_file_size(f, size);
-	if (st == EFI_SUCCESS && *size >= EB_FILE_MAX)
-		st = EFI_BAD_BUFFER_SIZE;
-	if (st == EFI_SUCCESS) {
-		buf = eb_pages(s, *size ? *size : 1, 0, wipe);
-		if (!buf)
-			st = EFI_OUT_OF_RESOURCES;
-	}
-	if (st == EFI_SUCCESS)
-		st = eb_read_all(f, buf, *size);
+		st = eb_read_open(s, f, secret, &buf, size);
 	if (f)
 		f->Close(f);
-	*err = st;
-	if (st != EFI_SUCCESS)
+	if (st == EFI_NOT_FOUND) {
+		lk_log(&b->host, LK_LOG_ERROR, "%s: file not found", path);
 		return -1;
+	}
+	if (st != EFI_SUCCESS) {
+		if (buf)
+			eb_pages_free(s, buf);
+		lk_log(&b->host, LK_LOG_ERROR, "%s: cannot read: %s", path,
+		       eb_status_str(st));
+		return -1;
+	}
 	*data = buf;
 	return 0;
 }

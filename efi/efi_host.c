@@ -5,17 +5,10 @@
  */
 #include "efiboot.h"
 
-lk_u64 eb_rdtsc(void)
-{
-	lk_u32 lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (lk_u64)hi << 32 | lo;
-}
-
 /* Console output: ASCII line to CHAR16, printable characters only. */
-static void eb_out(struct eb_state *s, const char *line)
+void eb_print_line(struct lk_boot *b, const char *line)
 {
+	struct eb_state *s = eb_of(b);
 	CHAR16 w[300];
 	UINTN i, o = 0;
 
@@ -31,56 +24,6 @@ static void eb_out(struct eb_state *s, const char *line)
 	s->st->ConOut->OutputString(s->st->ConOut, w);
 }
 
-static void eb_vprint(struct eb_state *s, const char *prefix,
-		      const char *fmt, __builtin_va_list ap)
-{
-	char msg[260], line[300];
-
-	lk_vsnprintf(msg, sizeof(msg), fmt, ap);
-	lk_snprintf(line, sizeof(line), "relinkboot: %s%s", prefix, msg);
-	eb_out(s, line);
-}
-
-void eb_print(struct eb_state *s, const char *fmt, ...)
-{
-	__builtin_va_list ap;
-
-	__builtin_va_start(ap, fmt);
-	eb_vprint(s, "", fmt, ap);
-	__builtin_va_end(ap);
-}
-
-/* Records the fallback reason (the first one wins: it is the cause). */
-void eb_fail(struct eb_state *s, const char *fmt, ...)
-{
-	__builtin_va_list ap;
-
-	if (s->reason[0])
-		return;
-	__builtin_va_start(ap, fmt);
-	lk_vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
-	__builtin_va_end(ap);
-}
-
-static void eb_log(void *ctx, int level, const char *line)
-{
-	struct eb_state *s = ctx;
-
-	if (level == LK_LOG_ERROR && s->quiet_errors) {
-		if (!s->reason[0])
-			eb_fail(s, "%s", line);
-		else if (s->cfg.verbose)
-			eb_print(s, "error: %s", line);
-		return;
-	}
-	if (level == LK_LOG_ERROR)
-		eb_print(s, "error: %s", line);
-	else if (level == LK_LOG_WARN)
-		eb_print(s, "warning: %s", line);
-	else
-		eb_print(s, "%s", line);
-}
-
 struct eb_pool_hdr {
 	void *orig;
 	lk_size size;
@@ -89,7 +32,7 @@ struct eb_pool_hdr {
 /* Pool memory is only 8-aligned; the core wants 16, so over-allocate. */
 static void *eb_alloc(void *ctx, lk_size size)
 {
-	struct eb_state *s = ctx;
+	struct eb_state *s = eb_of(ctx);
 	lk_size total = size + 16 + sizeof(struct eb_pool_hdr);
 	void *p = LK_NULL;
 	lk_uptr a;
@@ -110,7 +53,7 @@ static void *eb_alloc(void *ctx, lk_size size)
 
 static void eb_free(void *ctx, void *ptr, lk_size size)
 {
-	struct eb_state *s = ctx;
+	struct eb_state *s = eb_of(ctx);
 	struct eb_pool_hdr *h;
 	void *orig;
 
@@ -125,43 +68,9 @@ static void eb_free(void *ctx, void *ptr, lk_size size)
 		s->st->BootServices->FreePool(orig);
 }
 
-static int eb_has_rdrand(void)
-{
-	lk_u32 a, b, c, d;
-
-	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-			 : "a"(1), "c"(0));
-	return (c >> 30) & 1;
-}
-
-static lk_size eb_entropy_cb(void *ctx, void *buf, lk_size len)
-{
-	lk_u8 *p = buf;
-	lk_size i, good = 0;
-	int rdrand = eb_has_rdrand();
-
-	(void)ctx;
-	for (i = 0; i < len; i++) {
-		unsigned long long v = eb_rdtsc();
-		unsigned char ok = 0;
-		int tries;
-		for (tries = 0; rdrand && !ok && tries < 10; tries++)
-			__asm__ volatile("rdrand %0; setc %1"
-					 : "=r"(v), "=qm"(ok));
-		p[i] = (lk_u8)v;
-		good += ok;
-	}
-	return good;
-}
-
 void eb_host_init(struct eb_state *s)
 {
-	s->host.ctx = s;
-	s->host.alloc = eb_alloc;
-	s->host.free = eb_free;
-	s->host.log = eb_log;
-	s->host.entropy = eb_entropy_cb;
-	s->host.log_level = LK_LOG_WARN;
+	lk_boot_host(&s->boot, eb_alloc, eb_free);
 	eb_variant_init(s);
 }
 
@@ -257,6 +166,8 @@ void eb_pages_free(struct eb_state *s, void *p)
 {
 	UINTN i;
 
+	if (s->boot.keep_failed_relink)
+		return; /* leak-test -neg: as if the free were forgotten */
 	for (i = 0; i < s->nregions; i++) {
 		struct eb_region *r = &s->regions[i];
 		if (r->addr != (EFI_PHYSICAL_ADDRESS)(lk_uptr)p)
@@ -274,7 +185,7 @@ void eb_release_all(struct eb_state *s)
 {
 	UINTN i;
 
-	for (i = 0; i < s->nregions && !s->keep_released; i++) {
+	for (i = 0; i < s->nregions && !s->boot.keep_failed_relink; i++) {
 		struct eb_region *r = &s->regions[i];
 		lk_wipe((void *)(lk_uptr)r->addr, (lk_size)r->pages << 12);
 		s->st->BootServices->FreePages(r->addr, r->pages);
@@ -282,4 +193,28 @@ void eb_release_all(struct eb_state *s)
 	s->nregions = 0;
 	s->copy_src = s->copy_dst = s->copy_len = 0;
 	s->place.pending = 0;
+}
+
+/* The shared sequence's buffers are page regions: a kit or payload is
+ * tens of megabytes, more than pool memory is meant for. */
+void *eb_alloc_big(struct lk_boot *b, lk_u64 size, int secret)
+{
+	return eb_pages(eb_of(b), size ? size : 1, 0, secret);
+}
+
+void eb_free_big(struct lk_boot *b, void *p, lk_u64 size)
+{
+	(void)size;
+	if (p)
+		eb_pages_free(eb_of(b), p);
+}
+
+void *eb_alloc_kept(struct lk_boot *b, lk_u64 size)
+{
+	return eb_pages(eb_of(b), size, 0x100000000ull, 0);
+}
+
+void eb_release(struct lk_boot *b)
+{
+	eb_release_all(eb_of(b));
 }

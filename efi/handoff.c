@@ -1,8 +1,10 @@
 /*
- * Multiboot2 handoff from UEFI: build the boot information, exit boot
- * services, wipe every secret, leave long mode and jump. Everything that
- * needs the firmware (allocations, the ACPI table walk) happens before
- * GetMemoryMap, so the map key stays valid up to ExitBootServices.
+ * The hand-over from UEFI (the enter hook): gather what the kernel's
+ * protocol row needs (linkkit/proto/), build its boot information from
+ * the final memory map, exit boot services, wipe every secret, leave
+ * long mode and jump. Everything that needs the firmware (allocations,
+ * the ACPI table walk, the boot disk) happens before GetMemoryMap, so the
+ * map key stays valid up to ExitBootServices.
  */
 #include "efiboot.h"
 #include "../linkkit/obsd_boot.h"
@@ -37,13 +39,9 @@ struct eb_info_bufs {
 	UINTN map_cap, map_size, dsz; /* map_size, dsz: of the last map */
 	struct lk_mb2_mmap_entry *ents;
 	lk_u32 ents_cap;
-	const void *rsdp_new, *rsdp_old;
-	lk_u32 rsdp_new_len;
-	struct lk_obsd_efiinfo ei; /* OpenBSD protocol: filled before the map */
-	lk_u32 obsd_esp;
-	lk_u32 obsd_bootdev; /* and the boot disk, read before the map too */
-	lk_u8 duid[8];
-	int have_duid;
+	struct lk_machine m; /* firmware parts filled before the map */
+	struct lk_obsd_efiinfo ei;
+	struct lk_entry entry;
 };
 
 static int eb_guid_eq(const EFI_GUID *a, const EFI_GUID *b)
@@ -58,17 +56,17 @@ static void eb_find_rsdp(struct eb_state *s, struct eb_info_bufs *b)
 
 	for (i = 0; i < s->st->NumberOfTableEntries; i++) {
 		EFI_CONFIGURATION_TABLE *t = &s->st->ConfigurationTable[i];
-		if (!b->rsdp_new && eb_guid_eq(&t->VendorGuid, &g2))
-			b->rsdp_new = t->VendorTable;
-		if (!b->rsdp_old && eb_guid_eq(&t->VendorGuid, &g1))
-			b->rsdp_old = t->VendorTable;
+		if (!b->m.rsdp_new && eb_guid_eq(&t->VendorGuid, &g2))
+			b->m.rsdp_new = t->VendorTable;
+		if (!b->m.rsdp_old && eb_guid_eq(&t->VendorGuid, &g1))
+			b->m.rsdp_old = t->VendorTable;
 	}
-	if (b->rsdp_new) {
+	if (b->m.rsdp_new) {
 		/* The XSDP carries its own length; trust it only within
 		 * sane bounds since a bad firmware table must not crash us. */
 		lk_u32 len;
-		lk_memcpy(&len, (const lk_u8 *)b->rsdp_new + 20, 4);
-		b->rsdp_new_len = (len >= 36 && len <= 1024) ? len : 36;
+		lk_memcpy(&len, (const lk_u8 *)b->m.rsdp_new + 20, 4);
+		b->m.rsdp_new_len = (len >= 36 && len <= 1024) ? len : 36;
 	}
 }
 
@@ -117,8 +115,9 @@ static void eb_obsd_efiinfo(struct eb_state *s, struct eb_info_bufs *b)
 	EFI_GRAPHICS_OUTPUT_PROTOCOL *gop = LK_NULL;
 	struct lk_obsd_efiinfo *ei = &b->ei;
 
-	ei->config_acpi = (lk_u64)(lk_uptr)(b->rsdp_new ? b->rsdp_new
-							: b->rsdp_old);
+	b->m.obsd_efi = ei;
+	ei->config_acpi = (lk_u64)(lk_uptr)(b->m.rsdp_new ? b->m.rsdp_new
+							  : b->m.rsdp_old);
 	ei->config_smbios = eb_smbios(s);
 	ei->system_table = (lk_u64)(lk_uptr)s->st;
 	ei->flags = LK_OBSD_EFI_64BIT;
@@ -137,7 +136,7 @@ static void eb_obsd_efiinfo(struct eb_state *s, struct eb_info_bufs *b)
 }
 
 /* Sizes the buffers from the current map, with room for it to grow. */
-static int eb_alloc_bufs(struct eb_state *s, const struct eb_kernel *k,
+static int eb_alloc_bufs(struct eb_state *s, const struct lk_kernel *k,
 			 struct eb_info_bufs *b)
 {
 	UINTN size = 0, key, dsz = 0;
@@ -187,70 +186,21 @@ static lk_u32 eb_convert_map(const struct eb_info_bufs *b, UINTN size,
 	return lk_mb2_map_normalize(b->ents, n);
 }
 
-/*
- * OpenBSD protocol: the bootarg list at the start of the info buffer,
- * the entry stack words at its end. Pure computation, like the mb2 info.
- */
-static int eb_build_obsd(struct eb_state *s, const struct eb_kernel *k,
+/* The protocol's info from the final map. Pure computation: must not
+ * call the firmware (the map key would go). */
+static int eb_build_info(struct eb_state *s, const struct lk_kernel *k,
 			 struct eb_info_bufs *b, UINTN size, UINTN dsz,
 			 UINT32 ver)
 {
-	struct lk_obsd o;
-	struct lk_obsd_args a;
-	lk_u32 n = eb_convert_map(b, size, dsz);
-	lk_u32 *words = (lk_u32 *)(b->info + (b->info_cap & ~15u)) -
-			LK_OBSD_STACK_WORDS;
-
-	b->ei.mmap_desc_ver = ver;
-	b->ei.mmap_desc_size = (lk_u32)dsz;
-	b->ei.mmap_size = (lk_u32)size;
-	b->ei.mmap_start = (lk_u64)(lk_uptr)b->map;
-	lk_obsd_begin(&o, b->info, LK_OBSD_MAX_LIST);
-	lk_obsd_memmap(&o, b->ents, n);
-	if (lk_obsd_wants_serial(s->cfg.cmdline))
-		lk_obsd_consdev_com(&o, 0, 115200, 0x3f8);
-	lk_obsd_efiinfo(&o, &b->ei);
-	if (b->have_duid)
-		lk_obsd_bootduid(&o, b->duid);
-	if (lk_obsd_end(&o) != LK_OK)
-		return -1;
-	lk_obsd_args_fill(&a, &o, (lk_u32)(lk_uptr)b->info, k->load_hi,
-			  b->ents, n);
-	a.bootdev = b->obsd_bootdev;
-	lk_obsd_stack(words, &a);
-	b->obsd_esp = (lk_u32)(lk_uptr)words;
-	return 0;
-}
-
-/* Pure computation: must not call the firmware (the map key would go). */
-static int eb_build_info(struct eb_state *s, const struct eb_kernel *k,
-			 struct eb_info_bufs *b, UINTN size, UINTN dsz,
-			 UINT32 ver)
-{
-	struct lk_mb2 m;
-	lk_u32 n, lo, hi;
-
-	if (k->protocol == LK_PROTO_OPENBSD)
-		return eb_build_obsd(s, k, b, size, dsz, ver);
-	n = eb_convert_map(b, size, dsz);
-	lk_mb2_meminfo_from_map(b->ents, n, &lo, &hi);
-	lk_mb2_begin(&m, b->info, b->info_cap);
-	lk_mb2_cmdline(&m, s->cfg.cmdline);
-	lk_mb2_loader_name(&m, k->loader_name);
-	lk_mb2_basic_meminfo(&m, lo, hi);
-	lk_mb2_mmap(&m, b->ents, n);
-	if (b->rsdp_old)
-		lk_mb2_acpi_rsdp(&m, 0, b->rsdp_old, 20);
-	if (b->rsdp_new)
-		lk_mb2_acpi_rsdp(&m, 1, b->rsdp_new, b->rsdp_new_len);
-	if (k->shdrs)
-		lk_mb2_elf_sections(&m, k->shnum, k->shentsize, k->shstrndx,
-				    k->shdrs);
-	lk_mb2_efi64(&m, (lk_u64)(lk_uptr)s->st);
-	lk_mb2_efi_mmap(&m, (lk_u32)dsz, ver, b->map, (lk_u32)size);
-	if (k->load_lo < EB_4G)
-		lk_mb2_load_base(&m, (lk_u32)k->load_lo);
-	return lk_mb2_end(&m);
+	b->m.map = b->ents;
+	b->m.nmap = eb_convert_map(b, size, dsz);
+	b->m.efi_systab = (lk_u64)(lk_uptr)s->st;
+	b->m.efi_map = b->map;
+	b->m.efi_map_size = (lk_u32)size;
+	b->m.efi_desc_size = (lk_u32)dsz;
+	b->m.efi_desc_ver = ver;
+	return lk_boot_build_info(&s->boot, k, &b->m, b->info, b->info_cap,
+				  &b->entry);
 }
 
 /* Memory that is RAM the kernel may use and that we may zero. */
@@ -340,7 +290,7 @@ static lk_u64 eb_identity_map(struct eb_state *s, struct eb_info_bufs *b)
 	return (lk_u64)(lk_uptr)pml4;
 }
 
-static int eb_exit_boot_services(struct eb_state *s, const struct eb_kernel *k,
+static int eb_exit_boot_services(struct eb_state *s, const struct lk_kernel *k,
 				 struct eb_info_bufs *b)
 {
 	EFI_STATUS st = EFI_INVALID_PARAMETER;
@@ -356,11 +306,8 @@ static int eb_exit_boot_services(struct eb_state *s, const struct eb_kernel *k,
 						       &key, &b->dsz, &ver);
 		if (st != EFI_SUCCESS)
 			break;
-		if (eb_build_info(s, k, b, b->map_size, b->dsz, ver)) {
-			eb_fail(s, "boot information does not fit in %u bytes",
-				b->info_cap);
+		if (eb_build_info(s, k, b, b->map_size, b->dsz, ver))
 			return -1;
-		}
 		st = s->st->BootServices->ExitBootServices(s->image, key);
 	}
 	if (st != EFI_SUCCESS) {
@@ -393,69 +340,68 @@ static int eb_staging_clash(struct eb_state *s)
 	return 0;
 }
 
-void eb_handoff(struct eb_state *s, const struct eb_kernel *k,
-		void (*cleanup)(struct eb_state *s, void *arg), void *arg)
+/* What only the firmware knows, gathered before the final map. */
+static void eb_machine(struct eb_state *s, const struct lk_kernel *k,
+		       struct eb_info_bufs *b)
 {
-	struct eb_info_bufs b;
-	lk_size tsize = (lk_size)(eb_tramp_end - eb_tramp_start);
-	lk_u8 *tramp;
+	eb_find_rsdp(s, b);
+	eb_obsd_efiinfo(s, b);
+	if (k->proto->boot_disk)
+		eb_boot_disk(s, &b->m.bootdev, b->m.duid, &b->m.have_duid);
+}
+
+static void eb_jump(struct eb_state *s, lk_u8 *tramp,
+		    const struct eb_info_bufs *b, lk_u64 cr3)
+{
 	struct eb_tramp_args *ta;
 	void (*jump)(lk_u8 *base);
-	lk_u64 cr3;
 
-	lk_memset(&b, 0, sizeof(b));
-	if (k->protocol != LK_PROTO_MULTIBOOT2 && k->protocol != LK_PROTO_NONE &&
-	    k->protocol != LK_PROTO_OPENBSD) {
-		eb_fail(s, "kernel protocol %u is not supported by the UEFI "
-			   "stage", k->protocol);
-		return;
-	}
-	if (k->entry >= EB_4G || k->load_hi > EB_4G) {
-		eb_fail(s, "kernel at 0x%llx (entry 0x%llx) is above 4 GiB",
-			k->load_lo, k->entry);
-		return;
-	}
-	tramp = eb_pages(s, tsize, EB_4G, 0);
-	if (!tramp) {
-		eb_fail(s, "cannot allocate the trampoline below 4 GiB");
-		return;
-	}
-	lk_memcpy(tramp, eb_tramp_start, tsize);
-	eb_find_rsdp(s, &b);
-	if (k->protocol == LK_PROTO_OPENBSD) {
-		eb_obsd_efiinfo(s, &b);
-		eb_boot_disk(s, &b.obsd_bootdev, b.duid, &b.have_duid);
-	}
-	if (eb_alloc_bufs(s, k, &b))
-		return;
-	cr3 = eb_identity_map(s, &b);
-	if (eb_staging_clash(s) || eb_exit_boot_services(s, k, &b))
-		return;
-
-	/* No firmware from here on. Wipe, then go. */
-	if (cleanup)
-		cleanup(s, arg);
-	eb_wipe_secret_regions(s);
-	lk_config_wipe(&s->cfg);
 	ta = (struct eb_tramp_args *)(tramp + ((const lk_u8 *)&eb_tramp_args -
 					       eb_tramp_start));
 	ta->wipe_lo = s->stack_hi - EB_STACK_WIPE;
 	ta->wipe_len = EB_STACK_WIPE;
-	ta->entry = (lk_u32)k->entry;
-	ta->info = (lk_u32)(lk_uptr)b.info;
-	ta->magic = k->protocol == LK_PROTO_OPENBSD ? 0 : LK_MB2_BOOT_MAGIC;
-	ta->esp = b.obsd_esp;
+	ta->entry = b->entry.entry;
+	ta->info = b->entry.info;
+	ta->magic = b->entry.magic;
+	ta->esp = b->entry.esp;
 	ta->copy_src = (lk_u32)s->copy_src;
 	ta->copy_dst = (lk_u32)s->copy_dst;
 	ta->copy_len = (lk_u32)s->copy_len;
 	/* The mb2 entries were copied into the info: reuse their space. */
 	ta->cr3 = cr3;
 	ta->scrub_off = cr3 == 0;
-	ta->scrub_list = (lk_u64)(lk_uptr)b.ents;
-	ta->scrub_count = eb_scrub_list(&b, cr3 == 0, (struct eb_scrub *)b.ents,
-					b.ents_cap * 3 / 2);
+	ta->scrub_list = (lk_u64)(lk_uptr)b->ents;
+	ta->scrub_count = eb_scrub_list(b, cr3 == 0, (struct eb_scrub *)b->ents,
+					b->ents_cap * 3 / 2);
 	jump = (void (*)(lk_u8 *))(lk_uptr)tramp;
 	jump(tramp);
 	for (;;)
 		__asm__ volatile("hlt");
+}
+
+void eb_enter(struct lk_boot *lb, const struct lk_kernel *k)
+{
+	struct eb_state *s = eb_of(lb);
+	struct eb_info_bufs b;
+	lk_size tsize = (lk_size)(eb_tramp_end - eb_tramp_start);
+	lk_u8 *tramp;
+	lk_u64 cr3;
+
+	lk_memset(&b, 0, sizeof(b));
+	tramp = eb_pages(s, tsize, EB_4G, 0);
+	if (!tramp) {
+		eb_fail(s, "cannot allocate the trampoline below 4 GiB");
+		return;
+	}
+	lk_memcpy(tramp, eb_tramp_start, tsize);
+	eb_machine(s, k, &b);
+	if (eb_alloc_bufs(s, k, &b))
+		return;
+	cr3 = eb_identity_map(s, &b);
+	if (eb_staging_clash(s) || eb_exit_boot_services(s, k, &b))
+		return;
+	/* No firmware from here on. Wipe, then go. */
+	eb_wipe_secret_regions(s);
+	lk_config_wipe(&s->boot.cfg);
+	eb_jump(s, tramp, &b, cr3);
 }

@@ -80,13 +80,13 @@ static void __attribute__((noinline)) eb_lt_fill_stack(struct eb_state *s)
 
 void eb_variant_init(struct eb_state *s)
 {
-	eb_lt_alloc = s->host.alloc;
-	eb_lt_free = s->host.free;
-	s->host.alloc = eb_lt_tagged_alloc;
-	s->host.free = eb_lt_tagged_free;
+	eb_lt_alloc = s->boot.host.alloc;
+	eb_lt_free = s->boot.host.free;
+	s->boot.host.alloc = eb_lt_tagged_alloc;
+	s->boot.host.free = eb_lt_tagged_free;
 	s->page_hook = eb_lt_pages;
 #ifdef LEAKTEST_NEGATIVE
-	s->keep_released = 1;
+	s->boot.keep_failed_relink = 1;
 #endif
 	leak_fill(eb_lt_static, sizeof(eb_lt_static), LEAK_KIND_STATIC);
 	eb_lt_fill_stack(s);

@@ -178,7 +178,7 @@ static UINTN eb_pool_start(struct eb_state *s, const char *what)
 				 LK_NULL);
 	if (st != EFI_SUCCESS) {
 		s->st->BootServices->CloseEvent(ev);
-		if (s->cfg.verbose >= 1)
+		if (s->boot.cfg.verbose >= 1)
 			eb_print(s,
 				 "%s: application processors not started: %s",
 				 what, eb_status_str(st));
@@ -233,7 +233,7 @@ static void eb_job_report(struct eb_state *s, const char *what,
 {
 	UINTN aps = eb_pool.aps;
 
-	if (s->cfg.verbose >= 1)
+	if (s->boot.cfg.verbose >= 1)
 		eb_print(s,
 			 "%s: %u %s, %u of them by %llu application "
 			 "processor%s",
@@ -250,14 +250,32 @@ static int eb_inflate_segment(struct eb_job *job, lk_u32 i)
 				      &j->adler[i]);
 }
 
-int eb_inflate_kit(struct eb_state *s, const struct lk_kit *kit,
+/* Segment bad did not inflate: the whole stream again, so a corrupt
+ * stream gets the usual error line, and a stream that inflates whole (the
+ * index is wrong) gets one line saying why this boot took longer. */
+static int eb_inflate_whole(struct eb_state *s, const struct lk_kit *kit,
+			    const char *name, void *dst, lk_u64 size,
+			    lk_u32 bad)
+{
+	int rc = lk_kit_inflate(&s->boot.host, kit, name, dst, size);
+
+	if (rc == LK_OK)
+		lk_log(&s->boot.host, LK_LOG_WARN,
+		       "%s: segment %u does not match the stream: inflated "
+		       "it whole (slower)",
+		       name, bad);
+	return rc;
+}
+
+int eb_inflate_kit(struct lk_boot *b, const struct lk_kit *kit,
 		   const char *name, void *dst, lk_u64 size)
 {
+	struct eb_state *s = eb_of(b);
 	struct eb_inflate_job *j = &eb_pool.inflate;
 	lk_u32 i;
 
 	if (kit->nseg < 2 || !eb_pool_start(s, "inflate"))
-		return lk_kit_inflate(&s->host, kit, name, dst, size);
+		return lk_kit_inflate(&s->boot.host, kit, name, dst, size);
 	j->kit = *kit;
 	j->dst = dst;
 	j->size = size;
@@ -265,12 +283,10 @@ int eb_inflate_kit(struct eb_state *s, const struct lk_kit *kit,
 	eb_job_run(&j->job, 0);
 	eb_job_wait(s, &j->job);
 	eb_job_report(s, "inflate", &j->job, "segments");
-	/* A segment that does not inflate: the whole stream again, so the
-	 * error line is the usual one. */
 	for (i = 0; i < kit->nseg; i++)
 		if (j->job.state[i] != EB_ITEM_OK)
-			return lk_kit_inflate(&s->host, kit, name, dst, size);
-	return lk_kit_inflate_check(&s->host, kit, name, j->adler);
+			return eb_inflate_whole(s, kit, name, dst, size, i);
+	return lk_kit_inflate_check(&s->boot.host, kit, name, j->adler);
 }
 
 /* A part's relocation errors are not an AP's to print: counted, and
@@ -289,9 +305,10 @@ static int eb_write_part(struct eb_job *job, lk_u32 k)
  * hold the rest up. */
 #define EB_PARTS_PER_CPU 4
 
-int eb_write_image(struct eb_state *s, struct lk_link *L, void *dst,
+int eb_write_image(struct lk_boot *b, struct lk_link *L, void *dst,
 		   struct lk_rng *rng)
 {
+	struct eb_state *s = eb_of(b);
 	struct eb_write_job *j = &eb_pool.write;
 	UINTN aps = eb_pool_start(s, "write");
 	lk_u64 n = EB_PARTS_PER_CPU * ((lk_u64)aps + 1);

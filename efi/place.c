@@ -36,10 +36,10 @@ static lk_u8 *eb_get_map(struct eb_state *s, UINTN *size, UINTN *dsz,
 		return LK_NULL;
 	*size += 8 * *dsz;
 	*cap = *size;
-	map = s->host.alloc(s, *cap);
+	map = s->boot.host.alloc(s->boot.host.ctx, *cap);
 	if (map && bs->GetMemoryMap(size, (void *)map, &key, dsz, &ver) !=
 			   EFI_SUCCESS) {
-		s->host.free(s, map, *cap);
+		s->boot.host.free(s->boot.host.ctx, map, *cap);
 		return LK_NULL;
 	}
 	return map;
@@ -105,7 +105,7 @@ static void eb_scan_range(struct eb_state *s, lk_u64 lo, lk_u64 hi,
 		e = e > hi ? hi : e;
 		covered += e - a;
 	}
-	s->host.free(s, map, mcap);
+	s->boot.host.free(s->boot.host.ctx, map, mcap);
 	if (covered != hi - lo) {
 		sc->worst = EB_USE_NEVER;
 		if (!sc->why[0])
@@ -136,7 +136,7 @@ static int eb_claim_range(struct eb_state *s, lk_u64 lo, lk_u64 hi)
 			s->regions[s->nregions - 1].kernel = 1;
 	}
 	if (map)
-		s->host.free(s, map, mcap);
+		s->boot.host.free(s->boot.host.ctx, map, mcap);
 	return bad ? -1 : 0;
 }
 
@@ -193,8 +193,9 @@ static lk_u64 eb_facs(struct eb_state *s)
 	return 0;
 }
 
-void *eb_place_kernel(struct eb_state *s, lk_u64 lo, lk_u64 hi)
+void *eb_place_kernel(struct lk_boot *b, lk_u64 lo, lk_u64 hi)
 {
+	struct eb_state *s = eb_of(b);
 	struct eb_place *pl = &s->place;
 	lk_u64 base = lo & ~4095ull, top = (hi + 4095) & ~4095ull;
 	EFI_STATUS st = EFI_INVALID_PARAMETER;
@@ -233,7 +234,7 @@ void *eb_place_kernel(struct eb_state *s, lk_u64 lo, lk_u64 hi)
  * it asks (at least a page); the staging copy is then wiped and freed.
  */
 static int eb_relocate(struct eb_state *s, const struct lk_mb2_reloc *r,
-		       struct eb_kernel *k, char *why, lk_size cap)
+		       struct lk_kernel *k, char *why, lk_size cap)
 {
 	struct eb_place *pl = &s->place;
 	lk_u64 size = pl->top - pl->base, head = pl->lo - pl->base;
@@ -273,9 +274,10 @@ static int eb_relocate(struct eb_state *s, const struct lk_mb2_reloc *r,
 	return 0;
 }
 
-int eb_settle_kernel(struct eb_state *s, struct eb_kernel *k, const void *hdr,
+int eb_settle_kernel(struct lk_boot *b, struct lk_kernel *k, const void *hdr,
 		     lk_u64 hdr_size)
 {
+	struct eb_state *s = eb_of(b);
 	struct eb_place *pl = &s->place;
 	struct lk_mb2_reloc r;
 	struct eb_scan sc;
@@ -287,7 +289,7 @@ int eb_settle_kernel(struct eb_state *s, struct eb_kernel *k, const void *hdr,
 		return 0;
 	pl->pending = 0;
 	why[0] = 0;
-	reloc = k->protocol == LK_PROTO_MULTIBOOT2 &&
+	reloc = k->proto->may_relocate &&
 		lk_mb2_header_reloc(hdr, hdr_size, &r);
 	eb_scan_range(s, pl->base, pl->top, &sc);
 	if (sc.worst <= EB_USE_LATER) {

@@ -1,39 +1,69 @@
-/*
- * The boot prompt (config `timeout = N`): for N seconds the operator can
- * pick the prelinked fallback kernel by hand, e.g. when the relinked one
- * boots but misbehaves in a way no stage can detect. Any other key, or
- * the timeout, boots the relinked kernel.
- */
+/* Console input and delays for the shared boot prompt. */
 #include "efiboot.h"
 
-#define EB_POLL_US 50000 /* 20 polls per second */
-
 /* The first key waiting on ConIn, or 0. */
-static CHAR16 eb_poll_key(struct eb_state *s)
+int eb_poll_key(struct lk_boot *b)
 {
-	SIMPLE_INPUT_INTERFACE *in = s->st->ConIn;
+	SIMPLE_INPUT_INTERFACE *in = eb_of(b)->st->ConIn;
 	EFI_INPUT_KEY key;
 
 	if (!in || in->ReadKeyStroke(in, &key) != EFI_SUCCESS)
 		return 0;
-	return key.UnicodeChar ? key.UnicodeChar : (CHAR16)0xffff;
+	return key.UnicodeChar ? key.UnicodeChar : 0xffff;
 }
 
-int eb_prompt_fallback(struct eb_state *s)
+void eb_delay_us(struct lk_boot *b, lk_u32 us)
 {
-	lk_u32 polls = s->cfg.timeout * (1000000 / EB_POLL_US);
-	CHAR16 c = 0;
+	eb_of(b)->st->BootServices->Stall(us);
+}
 
-	if (!s->cfg.timeout)
-		return 0;
-	eb_print(s,
-		 "press f for the fallback kernel, any other key to boot "
-		 "now (%u s)",
-		 (unsigned)s->cfg.timeout);
-	for (lk_u32 i = 0; i < polls && !c; i++) {
-		c = eb_poll_key(s);
-		if (!c)
-			s->st->BootServices->Stall(EB_POLL_US);
+void eb_put(struct lk_boot *b, const char *str)
+{
+	struct eb_state *s = eb_of(b);
+	CHAR16 w[64];
+	UINTN o = 0;
+
+	if (s->boot_services_gone || !s->st->ConOut)
+		return;
+	for (; *str && o + 1 < 64; str++)
+		w[o++] = (*str >= 0x20 && *str < 0x7f) || *str == '\r' ||
+				 *str == '\n' || *str == '\b'
+			 ? (CHAR16)*str
+			 : '?';
+	w[o] = 0;
+	s->st->ConOut->OutputString(s->st->ConOut, w);
+}
+
+/* `machine memory`: the firmware's map, one line per descriptor. */
+void eb_memory(struct lk_boot *b)
+{
+	struct eb_state *s = eb_of(b);
+	UINTN size = 0, key, dsz = 0, off;
+	UINT32 ver;
+	lk_u8 *map;
+
+	if (s->st->BootServices->GetMemoryMap(&size, LK_NULL, &key, &dsz,
+					      &ver) != EFI_BUFFER_TOO_SMALL ||
+	    !dsz)
+		return;
+	size += 8 * dsz;
+	map = eb_pages(s, size, 0, 0);
+	if (!map || s->st->BootServices->GetMemoryMap(&size, (void *)map, &key,
+						      &dsz, &ver) != EFI_SUCCESS)
+		return;
+	for (off = 0; off + dsz <= size; off += dsz) {
+		const EFI_MEMORY_DESCRIPTOR *d = (const void *)(map + off);
+		lk_boot_print(b, "memory: 0x%llx-0x%llx type %u",
+			      (lk_u64)d->PhysicalStart,
+			      (lk_u64)(d->PhysicalStart +
+				       (d->NumberOfPages << 12)),
+			      (unsigned)d->Type);
 	}
-	return c == 'f' || c == 'F';
+	eb_pages_free(s, map);
+}
+
+void eb_reboot(struct lk_boot *b)
+{
+	eb_of(b)->st->RuntimeServices->ResetSystem(EfiResetCold, EFI_SUCCESS,
+						   0, LK_NULL);
 }

@@ -9,10 +9,10 @@ EFI_LDFLAGS := -nostdlib -znocombreloc -z defs -T /usr/lib/elf_x86_64_efi.lds \
   -shared -Bsymbolic -L/usr/lib
 EFI_SRCS := $(wildcard efi/*.c)
 EFI_SRCS := $(filter-out efi/test_%.c efi/leaktest.c,$(EFI_SRCS))
-EFI_CORE_SRCS := $(wildcard linkkit/*.c)
+EFI_CORE_SRCS := $(LINKKIT_SRCS)
 EFI_OBJS := $(patsubst %.c,$(B)/efi/obj/%.o,$(EFI_SRCS) $(EFI_CORE_SRCS)) \
   $(B)/efi/obj/efi/trampoline.o
-EFI_HDRS := $(wildcard efi/*.h linkkit/*.h)
+EFI_HDRS := $(wildcard efi/*.h) $(LINKKIT_HDRS)
 
 $(B)/efi/obj/%.o: %.c $(EFI_HDRS)
 	@mkdir -p $(dir $@)

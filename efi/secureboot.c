@@ -36,13 +36,15 @@ static int eb_secure_boot_on(struct eb_state *s)
 	       eb_global_u8(s, L"SetupMode") != 1;
 }
 
-void eb_secure_boot_policy(struct eb_state *s, const char *builtin)
+void eb_secure_boot_policy(struct lk_boot *b)
 {
-	struct lk_config *c = &s->cfg;
+	struct eb_state *s = eb_of(b);
+	const char *builtin = b->builtin_key;
+	struct lk_config *c = &s->boot.cfg;
 	struct lk_pubkey k;
 
-	s->secure_boot = eb_secure_boot_on(s);
-	if (!s->secure_boot)
+	s->boot.secure_boot = eb_secure_boot_on(s);
+	if (!s->boot.secure_boot)
 		return;
 	if (c->debug_seed_len) {
 		lk_wipe(c->debug_seed, sizeof(c->debug_seed));

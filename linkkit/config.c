@@ -6,6 +6,8 @@
 #include "config.h"
 #include "kit_format.h"
 #include "linkkit.h"
+#include "proto/obsd_opts.h"
+#include "proto/proto.h"
 
 #define LK_CFG_DEFAULT_KIT "\\RELINK\\KERNEL.KIT"
 #define LK_CFG_DEFAULT_FALLBACK "\\RELINK\\FALLBACK.ELF"
@@ -197,14 +199,11 @@ static int lk_cfg_parse_seed(struct lk_cfg_str v, struct lk_config *c)
 
 static int lk_cfg_parse_protocol(struct lk_cfg_str v, lk_u32 *out)
 {
-	if (lk_cfg_eq(v, "multiboot2"))
-		*out = LK_PROTO_MULTIBOOT2;
-	else if (lk_cfg_eq(v, "openbsd"))
-		*out = LK_PROTO_OPENBSD;
-	else if (lk_cfg_eq(v, "none"))
-		*out = LK_PROTO_NONE;
-	else
+	const struct lk_proto *p = lk_proto_by_name(v.p, v.n);
+
+	if (!p)
 		return -1;
+	*out = p->id;
 	return 0;
 }
 
@@ -254,6 +253,14 @@ static int lk_cfg_apply(struct lk_config *c, struct lk_cfg_str k,
 		return lk_cfg_parse_seed(v, c);
 	if (lk_cfg_eq(k, "pubkey"))
 		return lk_cfg_parse_pubkey(v, c);
+	if (lk_cfg_eq(k, "howto"))
+		return lk_obsd_parse_howto(v.p, v.n, &c->obsd.howto);
+	if (lk_cfg_eq(k, "root"))
+		return lk_obsd_parse_root(v.p, v.n, &c->obsd);
+	if (lk_cfg_eq(k, "tty"))
+		return lk_obsd_parse_tty(v.p, v.n, &c->obsd);
+	if (lk_cfg_eq(k, "stty"))
+		return lk_obsd_parse_stty(v.p, v.n, &c->obsd);
 	return -2;
 }
 

@@ -40,7 +40,21 @@ struct lk_config {
 	lk_u32 pubkey_set;
 	lk_u8 pubkey_keynum[8];
 	lk_u8 pubkey[32];
+	/* OpenBSD hand-over, in boot(8)'s words (linkkit/proto/obsd_opts.c):
+	 * `howto = -acsd`, `root = DUID.p` or `root = sd1a`, `tty = comN`,
+	 * `stty = comN SPEED`. */
+	struct lk_obsd_opts {
+		lk_u32 howto; /* RB_ASKNAME, RB_SINGLE, RB_KDB, RB_CONFIG */
+		lk_u32 root_set; /* LK_OBSD_ROOT_* */
+		lk_u8 root_duid[8];
+		lk_u32 root_type, root_unit, root_part;
+		lk_u32 tty_set, tty_unit;
+		lk_u32 com_speed[4]; /* 0: 115200, the stages' own speed */
+	} obsd;
 };
+
+#define LK_OBSD_ROOT_DUID 1u
+#define LK_OBSD_ROOT_DEV 2u
 
 /* Fills every field with its default. */
 void lk_config_defaults(struct lk_config *c);

@@ -16,6 +16,8 @@
  * XGETBV(0) & 6 == 6. UEFI firmware often leaves YMM off: then no AVX2. */
 #define LK_CPU_AVX2 0x8u
 #define LK_CPU_BMI2 0x10u
+#define LK_CPU_RDRAND 0x20u
+#define LK_CPU_RDSEED 0x40u
 
 /* Asked once, cached; 0 on non-x86 and under ASAN (AddressSanitizer cannot
  * see into the asm some fast paths use, so its builds take the C paths). */
@@ -24,5 +26,14 @@ lk_u32 lk_cpu_features(void);
 /* What CPUID reports now, ASAN or not, not cached: for tests that call a
  * fast path directly to compare it with the portable one. */
 lk_u32 lk_cpu_probe(void);
+
+/* The time-stamp counter (phase timings, jitter entropy). */
+lk_u64 lk_cpu_rdtsc(void);
+
+/* len bytes from RDSEED (seed != 0) or RDRAND, retrying each word a few
+ * times (both may run dry for a moment); returns how many bytes really
+ * came from the instruction, 0 when the CPU lacks it (per
+ * lk_cpu_probe, asked here even under ASAN: entropy is not a fast path). */
+lk_size lk_cpu_random(int seed, void *buf, lk_size len);
 
 #endif

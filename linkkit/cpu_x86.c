@@ -47,6 +47,8 @@ lk_u32 lk_cpu_probe(void)
 	ecx1 = r[2];
 	if (ecx1 & (1u << 9))
 		f |= LK_CPU_SSSE3;
+	if (ecx1 & (1u << 30))
+		f |= LK_CPU_RDRAND;
 	if (max < 7)
 		return f;
 	lk_cpuid(7, r);
@@ -54,6 +56,8 @@ lk_u32 lk_cpu_probe(void)
 		f |= LK_CPU_ERMS;
 	if (r[1] & (1u << 8))
 		f |= LK_CPU_BMI2;
+	if (r[1] & (1u << 18))
+		f |= LK_CPU_RDSEED;
 	/* sha256_ni.c also byte-swaps with pshufb (SSSE3), blends (SSE4.1). */
 	if ((r[1] & (1u << 29)) && (f & LK_CPU_SSSE3) && (ecx1 & (1u << 19)))
 		f |= LK_CPU_SHA;
@@ -62,10 +66,68 @@ lk_u32 lk_cpu_probe(void)
 	return f;
 }
 
+lk_u64 lk_cpu_rdtsc(void)
+{
+	lk_u32 lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (lk_u64)hi << 32 | lo;
+}
+
+#define LK_RAND_TRIES 32
+
+/* One 32-bit word (the width both instructions have on i386 too). */
+static int lk_rand_word(int seed, lk_u32 *v)
+{
+	lk_u8 ok = 0;
+	int i;
+
+	for (i = 0; i < LK_RAND_TRIES && !ok; i++) {
+		if (seed)
+			__asm__ volatile("rdseed %0; setc %1"
+					 : "=r"(*v), "=qm"(ok));
+		else
+			__asm__ volatile("rdrand %0; setc %1"
+					 : "=r"(*v), "=qm"(ok));
+		if (!ok)
+			__asm__ volatile("pause");
+	}
+	return ok;
+}
+
+lk_size lk_cpu_random(int seed, void *buf, lk_size len)
+{
+	lk_u8 *p = buf;
+	lk_size done = 0;
+	lk_u32 v = 0;
+	int i;
+
+	if (!(lk_cpu_probe() & (seed ? LK_CPU_RDSEED : LK_CPU_RDRAND)))
+		return 0;
+	while (done < len && lk_rand_word(seed, &v))
+		for (i = 0; i < 4 && done < len; i++, v >>= 8)
+			p[done++] = (lk_u8)v;
+	v = 0;
+	return done;
+}
+
 #else
 
 lk_u32 lk_cpu_probe(void)
 {
+	return 0;
+}
+
+lk_u64 lk_cpu_rdtsc(void)
+{
+	return 0;
+}
+
+lk_size lk_cpu_random(int seed, void *buf, lk_size len)
+{
+	(void)seed;
+	(void)buf;
+	(void)len;
 	return 0;
 }
 

@@ -5,6 +5,7 @@
  * frees what the link allocated.
  */
 #include "link_internal.h"
+#include "proto/proto.h"
 
 #define LK_ERR(L, ...) lk_log((L)->h, LK_LOG_ERROR, __VA_ARGS__)
 
@@ -97,7 +98,7 @@ static int lk_open_header(struct lk_link *L)
 		LK_ERR(L, "%s: unknown payload flags 0x%x", L->name, hd->flags);
 		return 0;
 	}
-	if (hd->protocol > LK_PROTO_OPENBSD) {
+	if (!lk_proto_by_id(hd->protocol)) {
 		LK_ERR(L, "%s: unknown protocol %u", L->name, hd->protocol);
 		return 0;
 	}

@@ -165,6 +165,9 @@ struct lk_kit {
 	lk_u32 nseg;        /* segments (1: not split) */
 	const lk_u8 *seg;   /* LK_KIT_F_SEGMENTS: nseg - 1 lk_kit_segment
 			       records (unaligned), checked by lk_kit_open */
+	const lk_u8 *prov;  /* LK_KIT_F_PROV: the record (kit_prov.c), checked
+			       by lk_kit_open; LK_NULL without */
+	lk_u64 prov_size;
 };
 /* Checks magic, version, sizes against kit_size, and the SHA-256.
  * `name` (e.g. the path) is used in error lines. */
@@ -183,6 +186,75 @@ int lk_kit_inflate_segment(const struct lk_kit *kit, lk_u32 i, void *dst,
  * i) combined against the stream's. Errors are logged here. */
 int lk_kit_inflate_check(const struct lk_host *h, const struct lk_kit *kit,
 			 const char *name, const lk_u32 *adler);
+/* Each segment inflated alone into scratch (payload_size bytes) against
+ * payload, the whole stream inflated: one error line naming the first
+ * segment that differs. For tools: a stage just inflates such a kit whole. */
+int lk_kit_check_segments(const struct lk_host *h, const struct lk_kit *kit,
+			  const char *name, const void *payload, void *scratch);
+
+/*
+ * ---- kit_prov.c: what a kit was made from (LK_KIT_F_PROV) ----
+ * The stage checks the link directory on the root file system
+ * (LK_PROV_DIR "/" kernel) against the record before it links: a kit made
+ * before a syspatch must never boot again.
+ */
+#define LK_PROV_DIR "/usr/share/relink/kernel"
+struct lk_prov {
+	const char *kernel;   /* the link directory's name; LK_NULL: no record */
+	lk_u32 count;         /* files */
+	lk_u32 names_size;
+	const lk_u8 *entries; /* count lk_kit_prov_entry records (unaligned) */
+	const char *names;
+};
+struct lk_prov_file {
+	const char *name;     /* relative to the link directory */
+	lk_u64 size;
+	const lk_u8 *sha256;  /* 32 bytes */
+};
+/* The record of an opened kit. Without one (older kits, kits not made from
+ * an OpenBSD link directory): LK_OK with out->kernel LK_NULL, no line.
+ * A malformed one: one error line naming `name`, LK_ERR_FORMAT. */
+int lk_kit_prov_open(const struct lk_host *h, const struct lk_kit *kit,
+		     const char *name, struct lk_prov *out);
+/* Entry i (< p->count). */
+void lk_prov_file(const struct lk_prov *p, lk_u32 i, struct lk_prov_file *out);
+
+/* Hashing one file as its bytes arrive, so a stage can stream them. */
+struct lk_prov_hash {
+	struct lk_sha256 sha;
+	lk_u64 size;          /* bytes hashed so far */
+};
+void lk_prov_hash_begin(struct lk_prov_hash *c);
+void lk_prov_hash_update(struct lk_prov_hash *c, const void *p, lk_size n);
+/* Compares the file hashed into c with entry i: LK_OK, or one line
+ * "KIT: stale: made from KERNEL whose FILE has changed since (...)" and
+ * LK_ERR_HASH. Wipes c. */
+int lk_prov_hash_end(const struct lk_host *h, const struct lk_prov *p,
+		     const char *name, lk_u32 i, struct lk_prov_hash *c);
+/* Entry i's file is not there: its stale line, LK_ERR_HASH. */
+int lk_prov_missing(const struct lk_host *h, const struct lk_prov *p,
+		    const char *name, lk_u32 i);
+
+/*
+ * Reads the file `file` of the link directory: LK_OK with its bytes in
+ * *data (valid until the next call; the check never frees them),
+ * LK_PROV_MISSING when there is no such file, anything else when it
+ * cannot be read.
+ */
+#define LK_PROV_MISSING 100
+typedef int (*lk_prov_read_fn)(void *ctx, const char *file, const void **data,
+			       lk_size *size);
+struct lk_prov_stats {
+	lk_u64 bytes;  /* hashed */
+	lk_u32 files;  /* read, the differing one included */
+};
+/* Every file of the record through read, in record order, stopping at
+ * the first difference: LK_OK when all match; LK_ERR_HASH when one is
+ * missing or differs (its stale line logged); read's status when a file
+ * cannot be read (one line). *st (may be LK_NULL) gets the cost. */
+int lk_kit_prov_check(const struct lk_host *h, const struct lk_prov *p,
+		      const char *name, lk_prov_read_fn read, void *ctx,
+		      struct lk_prov_stats *st);
 
 /* ---- link*.c: the per-boot link ---- */
 struct lk_link; /* opaque */

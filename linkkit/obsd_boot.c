@@ -103,6 +103,22 @@ int lk_obsd_end(struct lk_obsd *o)
 	return o->len > LK_OBSD_MAX_LIST ? LK_ERR_NOMEM : LK_OK;
 }
 
+int lk_obsd_serial_unit(const char *cmdline)
+{
+	static const char key[] = "console=com";
+	const char *p;
+	lk_u32 i;
+
+	for (p = cmdline; p && *p; p++) {
+		for (i = 0; key[i] && p[i] == key[i]; i++)
+			;
+		if (!key[i] && (p == cmdline || p[-1] == ' ') &&
+		    p[i] >= '0' && p[i] <= '3')
+			return p[i] - '0';
+	}
+	return -1;
+}
+
 int lk_obsd_wants_serial(const char *cmdline)
 {
 	static const char key[] = "console=com";
@@ -125,9 +141,6 @@ void lk_obsd_args_fill(struct lk_obsd_args *a, const struct lk_obsd *o,
 	lk_u32 lower = 0, upper = 0;
 
 	lk_mb2_meminfo_from_map(e, n, &lower, &upper);
-	lk_memset(a, 0, sizeof(*a));
-	a->howto = 0; /* RB_AUTOBOOT */
-	a->bootdev = LK_OBSD_BOOTDEV_WD0A;
 	a->apiver = LK_OBSD_APIVER;
 	a->end = (lk_u32)((kernel_end + 7u) & ~(lk_u64)7u);
 	a->extmem = upper;

@@ -91,10 +91,13 @@ int lk_obsd_end(struct lk_obsd *o);
 
 /* 1 if the kernel command line asks for a serial console (console=com*). */
 int lk_obsd_wants_serial(const char *cmdline);
+/* N of the command line's console=comN (0..3), or -1. */
+int lk_obsd_serial_unit(const char *cmdline);
 
 /*
  * Fills the stack arguments: end is the physical end of the loaded kernel
- * (rounded to 8 like boot(8)'s marks), memory sizes come from the map.
+ * (rounded to 8 like boot(8)'s marks), memory sizes come from the map;
+ * howto and bootdev are the caller's (set before or after).
  */
 void lk_obsd_args_fill(struct lk_obsd_args *a, const struct lk_obsd *o,
 		       lk_u32 list_addr, lk_u64 kernel_end,

@@ -1,12 +1,13 @@
 # linkkit: build rules (owned by the linkkit work)
-# Every linkkit/*.c joins automatically. Three builds of the same sources:
+# Every linkkit/*.c and linkkit/*/*.c (the boot, protocol and file-system
+# layers) joins automatically. Three builds of the same sources:
 #  host   -> $(B)/linkkit/liblinkkit.a       (tools, benchmarks)
 #  asan   -> $(B)/linkkit/liblinkkit-asan.a  (unit tests)
 #  fs64/fs32 -> freestanding objects for the boot stages (the BIOS stage
 #  links $(LINKKIT_FS32_OBJS)); test/unit/freestanding-check proves they
 #  need nothing from outside the core.
-LINKKIT_SRCS := $(wildcard linkkit/*.c)
-LINKKIT_HDRS := $(wildcard linkkit/*.h)
+LINKKIT_SRCS := $(wildcard linkkit/*.c linkkit/*/*.c)
+LINKKIT_HDRS := $(wildcard linkkit/*.h linkkit/*/*.h)
 LINKKIT_HOST_OBJS := $(patsubst linkkit/%.c,$(B)/linkkit/host/%.o,$(LINKKIT_SRCS))
 LINKKIT_ASAN_OBJS := $(patsubst linkkit/%.c,$(B)/linkkit/asan/%.o,$(LINKKIT_SRCS))
 LINKKIT_FS64_OBJS := $(patsubst linkkit/%.c,$(B)/linkkit/fs64/%.o,$(LINKKIT_SRCS))

@@ -1,4 +1,5 @@
-/* Load-range checks, the Multiboot2 info and the jump to the kernel. */
+/* Load-range checks, the machine information for the kernel's protocol
+ * (linkkit/proto/) and the jump. */
 #include "bios.h"
 #include "stand.h"
 #include "../linkkit/mb2.h"
@@ -7,31 +8,53 @@
 
 #define ONE_MB 0x100000ull
 #define FOUR_GB 0x100000000ull
-#define MB2_CAP 0x10000u
+#define INFO_CAP 0x10000u
 
-int stand_check_range(struct stand *s, const char *what, lk_u64 lo,
-		      lk_u64 hi)
+/* The BIOS stage loads a kernel at its link address, in E820 RAM the
+ * heap does not use; what is placed there is not moved. */
+void *stand_place(struct lk_boot *b, lk_u64 lo, lk_u64 hi)
 {
+	struct stand *s = stand_of(b);
+	const char *what = "kernel";
 	/* Only the fixed start address is named: the end depends on gaps. */
 	if (hi <= lo || hi > FOUR_GB || lo < ONE_MB) {
-		lk_log(&s->host, LK_LOG_ERROR,
+		lk_log(&b->host, LK_LOG_ERROR,
 		       "%s: load address 0x%llx not in 1 MiB..4 GiB", what,
 		       (unsigned long long)lo);
-		return -1;
+		return LK_NULL;
 	}
 	if (!mem_is_usable(lo, hi)) {
-		lk_log(&s->host, LK_LOG_ERROR,
+		lk_log(&b->host, LK_LOG_ERROR,
 		       "%s: load range at 0x%llx is not usable RAM (E820)", what,
 		       (unsigned long long)lo);
-		return -1;
+		return LK_NULL;
 	}
 	if (heap_reserve(&s->heap, lo, hi)) {
-		lk_log(&s->host, LK_LOG_ERROR,
+		lk_log(&b->host, LK_LOG_ERROR,
 		       "%s: load range at 0x%llx overlaps the loader heap", what,
 		       (unsigned long long)lo);
-		return -1;
+		return LK_NULL;
 	}
+	return (void *)(lk_uptr)lo;
+}
+
+int stand_settle(struct lk_boot *b, struct lk_kernel *k, const void *hdr,
+		 lk_u64 hdr_size)
+{
+	(void)b;
+	(void)k;
+	(void)hdr;
+	(void)hdr_size;
 	return 0;
+}
+
+/* Kept for the kernel: from the heap itself, not host.alloc (whose
+ * buffers are all freed before the jump). */
+void *stand_alloc_kept(struct lk_boot *b, lk_u64 size)
+{
+	if (size > 0x7fffffffu)
+		return LK_NULL;
+	return heap_alloc(&stand_of(b)->heap, (lk_size)size);
 }
 
 static lk_u32 mb2_type(lk_u32 e820_type)
@@ -56,39 +79,12 @@ static lk_u32 e820_to_map(struct lk_mb2_mmap_entry *map)
 	return lk_mb2_map_normalize(map, n);
 }
 
-static void add_memory(struct lk_mb2 *m, struct lk_mb2_mmap_entry *map)
-{
-	lk_u32 n = e820_to_map(map), lower, upper;
-
-	lk_mb2_meminfo_from_map(map, n, &lower, &upper);
-	lk_mb2_basic_meminfo(m, lower, upper);
-	lk_mb2_mmap(m, map, n);
-}
-
-static void build_info(struct stand *s, const struct handoff *ho,
-		       struct lk_mb2 *m, struct lk_mb2_mmap_entry *map)
-{
-	int v2 = 0;
-	lk_u32 rlen = 0;
-	const void *rsdp = acpi_find_rsdp(&v2, &rlen);
-
-	lk_mb2_cmdline(m, s->cfg.cmdline);
-	lk_mb2_loader_name(m, ho->loader);
-	add_memory(m, map);
-	if (rsdp)
-		lk_mb2_acpi_rsdp(m, v2, rsdp, rlen);
-	if (ho->shdrs)
-		lk_mb2_elf_sections(m, ho->shnum, ho->shentsize, ho->shstrndx,
-				    ho->shdrs);
-	lk_mb2_load_base(m, (lk_u32)ho->load_lo);
-}
-
 /* The driver biosboot would guess for a hard disk: its label's d_type,
  * wd when it has no label. */
 static lk_u32 drive_type(lk_u8 drive, lk_u64 sectors, struct lk_dl_label *l,
 			 const char **why, int *have)
 {
-	struct lk_dl_disk d = {&drive, disk_read_on, sectors};
+	struct lk_blockdev d = {&drive, disk_read_on, sectors};
 
 	*have = lk_dl_find(&d, l, why) == 0;
 	return *have ? lk_obsd_dev_type(l->d_type) : LK_OBSD_DEV_WD;
@@ -114,87 +110,59 @@ static lk_u32 obsd_boot_disk(struct stand *s, struct lk_dl_label *l,
 	for (lk_u8 d = 0x80; d < boot_drive; d++)
 		unit += drive_type(d, 0, &other, &w, &h) == type;
 	if (!*have)
-		lk_log(&s->host, LK_LOG_INFO, "boot disk: no BOOTDUID: %s",
-		       why);
+		lk_log(&s->boot.host, LK_LOG_INFO,
+		       "boot disk: no BOOTDUID: %s", why);
 	return lk_obsd_bootdev_disk(type, unit);
 }
 
-/*
- * OpenBSD protocol: the bootarg list goes into `info`, the stack words
- * (return address + 8 arguments) at its end; returns the kernel's ESP.
- */
-static lk_u32 build_obsd(struct stand *s, const struct handoff *ho,
-			 lk_u8 *info, struct lk_mb2_mmap_entry *map)
+/* What only the firmware knows, for the protocol's info builder. */
+static void stand_machine(struct stand *s, const struct lk_kernel *k,
+			  struct lk_mb2_mmap_entry *map, struct lk_machine *m)
 {
-	struct lk_obsd o;
-	struct lk_obsd_args a;
 	struct lk_dl_label l;
-	lk_u32 n = e820_to_map(map);
-	lk_u32 *words = (lk_u32 *)(info + MB2_CAP) - LK_OBSD_STACK_WORDS;
-	int have_duid;
-	lk_u32 bootdev = obsd_boot_disk(s, &l, &have_duid);
+	int v2 = 0;
+	lk_u32 rlen = 0;
+	const void *rsdp = acpi_find_rsdp(&v2, &rlen);
 
-	lk_obsd_begin(&o, info, LK_OBSD_MAX_LIST);
-	lk_obsd_memmap(&o, map, n);
-	if (lk_obsd_wants_serial(s->cfg.cmdline))
-		lk_obsd_consdev_com(&o, 0, 115200, 0x3f8);
-	if (have_duid)
-		lk_obsd_bootduid(&o, l.duid);
-	if (lk_obsd_end(&o) != LK_OK) {
-		lk_log(&s->host, LK_LOG_ERROR,
-		       "OpenBSD boot arguments need %u bytes (max %u)", o.need,
-		       LK_OBSD_MAX_LIST);
-		return 0;
+	lk_memset(m, 0, sizeof(*m));
+	m->map = map;
+	m->nmap = e820_to_map(map);
+	if (rsdp && v2) {
+		m->rsdp_new = rsdp;
+		m->rsdp_new_len = rlen;
+	} else if (rsdp) {
+		m->rsdp_old = rsdp;
 	}
-	lk_obsd_args_fill(&a, &o, (lk_u32)(lk_uptr)info, ho->load_hi, map, n);
-	a.bootdev = bootdev; /* the disk we came from */
-	lk_obsd_stack(words, &a);
-	return (lk_u32)(lk_uptr)words;
+	if (k->proto->boot_disk) {
+		m->bootdev = obsd_boot_disk(s, &l, &m->have_duid);
+		if (m->have_duid)
+			lk_memcpy(m->duid, l.duid, 8);
+	}
 }
 
-int stand_boot(struct stand *s, const struct handoff *ho)
+void stand_enter_kernel(struct lk_boot *b, const struct lk_kernel *k)
 {
-	struct lk_mb2 m;
+	struct stand *s = stand_of(b);
 	struct lk_mb2_mmap_entry *map;
+	struct lk_machine m;
+	struct lk_entry e;
 	void *info;
-	lk_u32 magic = 0, esp = 0;
 
-	if (ho->entry >= FOUR_GB) {
-		lk_log(&s->host, LK_LOG_ERROR, "entry point above 4 GiB");
-		return -1;
-	}
 	/* Kept for the kernel: from the heap itself, not host.alloc. */
 	map = heap_alloc(&s->heap, sizeof(*map) * (e820_count + 1));
-	info = heap_alloc(&s->heap, MB2_CAP);
+	info = heap_alloc(&s->heap, INFO_CAP);
 	if (!map || !info) {
-		lk_log(&s->host, LK_LOG_ERROR, "no memory for the boot information");
-		return -1;
+		lk_log(&b->host, LK_LOG_ERROR,
+		       "no memory for the boot information");
+		return;
 	}
-	if (ho->protocol == LK_PROTO_MULTIBOOT2) {
-		lk_mb2_begin(&m, info, MB2_CAP);
-		build_info(s, ho, &m, map);
-		if (lk_mb2_end(&m) != LK_OK) {
-			lk_log(&s->host, LK_LOG_ERROR,
-			       "boot information needs %u bytes", m.need);
-			return -1;
-		}
-		magic = LK_MB2_BOOT_MAGIC;
-	} else if (ho->protocol == LK_PROTO_OPENBSD) {
-		esp = build_obsd(s, ho, info, map);
-		if (!esp)
-			return -1;
-	} else if (ho->protocol != LK_PROTO_NONE) {
-		lk_log(&s->host, LK_LOG_ERROR,
-		       "protocol %u is not supported by the BIOS stage",
-		       ho->protocol);
-		return -1;
-	}
+	stand_machine(s, k, map, &m);
+	if (lk_boot_build_info(b, k, &m, info, INFO_CAP, &e))
+		return;
 	/* Secrets left: the config (debug seed) and the FAT buffers. */
-	fat_unmount(&s->fs);
-	lk_config_wipe(&s->cfg);
-	lk_rng_wipe(&s->rng);
+	lk_fs_unmount(&s->fs);
+	lk_config_wipe(&b->cfg);
 	disk_wipe_bounce();
-	stand_enter((lk_u32)ho->entry, (lk_u32)(lk_uptr)info, magic,
-		    (lk_u32)(lk_uptr)_start,
-		    (lk_u32)(_stage_end - _start), esp);
+	stand_enter(e.entry, e.info, e.magic, (lk_u32)(lk_uptr)_start,
+		    (lk_u32)(_stage_end - _start), e.esp);
 }

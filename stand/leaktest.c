@@ -26,7 +26,7 @@ static lk_u8 lt_static[1024];
 
 static void *lt_alloc(void *ctx, lk_size size)
 {
-	struct stand *s = ctx;
+	struct stand *s = stand_of(ctx);
 	lk_u8 *p;
 
 	if (size > (lk_size)-1 - LEAK_TAG_SIZE)
@@ -39,7 +39,7 @@ static void *lt_alloc(void *ctx, lk_size size)
 
 static void lt_free(void *ctx, void *ptr, lk_size size)
 {
-	struct stand *s = ctx;
+	struct stand *s = stand_of(ctx);
 
 #ifdef LEAKTEST_NEGATIVE
 	(void)s;
@@ -63,15 +63,16 @@ static void __attribute__((noinline)) lt_fill_stack(void)
 
 void stand_variant_init(struct stand *s)
 {
-	s->host.alloc = lt_alloc;
-	s->host.free = lt_free;
+	s->boot.host.alloc = lt_alloc;
+	s->boot.host.free = lt_free;
 #ifdef LEAKTEST_NEGATIVE
-	s->keep_failed_relink = 1;
+	s->boot.keep_failed_relink = 1;
 #endif
 	leak_fill(lt_static, sizeof(lt_static), LEAK_KIND_STATIC);
 	leak_fill((void *)(lk_uptr)STAND_BOUNCE, STAND_BOUNCE_SECTORS * 512u,
 		  LEAK_KIND_STATIC);
 	lt_fill_stack();
-	stand_print("LEAKTEST build: canaries in allocations, stack and "
-		    "static data (test only)");
+	stand_print_line(&s->boot, "relinkboot: LEAKTEST build: canaries in "
+				   "allocations, stack and static data (test "
+				   "only)");
 }

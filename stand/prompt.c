@@ -1,18 +1,14 @@
-/*
- * The boot prompt (config `timeout = N`): for N seconds the operator can
- * pick the prelinked fallback kernel by hand, from the serial line or
- * the keyboard. Any other key, or the timeout, boots the relinked kernel.
- */
+/* Key polling (serial line and keyboard) and delays for the shared
+ * boot prompt. */
 #include "bios.h"
 #include "stand.h"
 
-#define POLL_US 50000u /* 20 polls per second */
-
 /* INT 15h AH=86h: wait CX:DX microseconds (SeaBIOS, every PC BIOS). */
-static void bios_wait_us(lk_u32 us)
+void stand_delay_us(struct lk_boot *b, lk_u32 us)
 {
 	struct bios_regs r = { 0 };
 
+	(void)b;
 	r.eax = 0x8600;
 	r.ecx = us >> 16;
 	r.edx = us & 0xffff;
@@ -34,22 +30,10 @@ static int kbd_poll(void)
 	return (r.eax & 0xff) ? (int)(r.eax & 0xff) : 0xff;
 }
 
-int stand_prompt_fallback(const struct lk_config *cfg)
+int stand_poll_key(struct lk_boot *b)
 {
-	lk_u32 polls = cfg->timeout * (1000000u / POLL_US);
-	int c = 0;
+	int c = cons_getc();
 
-	if (!cfg->timeout)
-		return 0;
-	stand_print("press f for the fallback kernel, any other key to boot "
-		    "now (%u s)",
-		    (unsigned)cfg->timeout);
-	for (lk_u32 i = 0; i < polls && !c; i++) {
-		c = cons_getc();
-		if (!c)
-			c = kbd_poll();
-		if (!c)
-			bios_wait_us(POLL_US);
-	}
-	return c == 'f' || c == 'F';
+	(void)b;
+	return c ? c : kbd_poll();
 }

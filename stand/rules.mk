@@ -1,7 +1,6 @@
 # stand: the BIOS boot stage (owned by the stand work).
 #   $(B)/stand/mbr.bin    512-byte protective-MBR boot code
 #   $(B)/stand/stage.bin  flat binary loaded at 0:8000 by mbr.bin
-#   $(B)/stand/fat_probe  host build of fat.c, driven by stand/test-fat.sh
 SB := $(B)/stand
 
 # i386, freestanding, no FPU/SSE: the stage never saves extended state.
@@ -10,8 +9,8 @@ STAND_CFLAGS := $(FREESTANDING_CFLAGS) -m32 -march=i686 -mgeneral-regs-only \
   -fno-tree-loop-distribute-patterns -Ilinkkit
 STAND_ASFLAGS := -m32
 
-STAND_SRCS := start.S boot.c prompt.c host.c heap.c entropy.c files.c handoff.c fat.c randomize.c \
-  bios_cons.c bios_disk.c bios_mem.c bios_acpi.c bios_rand.c
+STAND_SRCS := start.S boot.c prompt.c host.c heap.c files.c handoff.c \
+  bios_cons.c bios_disk.c bios_mem.c bios_acpi.c
 STAND_OBJS := $(patsubst %,$(SB)/%.o,$(basename $(STAND_SRCS)))
 
 # The shared core, linked by path: linkkit/rules.mk's i386 objects when it
@@ -19,24 +18,23 @@ STAND_OBJS := $(patsubst %,$(SB)/%.o,$(basename $(STAND_SRCS)))
 ifdef LINKKIT_FS32_OBJS
 STAND_LK_OBJS := $(LINKKIT_FS32_OBJS)
 else
-STAND_LK_SRCS := $(filter-out linkkit/test_%.c,$(wildcard linkkit/*.c))
+STAND_LK_SRCS := $(LINKKIT_SRCS)
 STAND_LK_OBJS := $(patsubst linkkit/%.c,$(SB)/lk/%.o,$(STAND_LK_SRCS))
 endif
 
-ALL += $(SB)/mbr.bin $(SB)/stage.bin $(SB)/fat_probe $(SB)/test-fat
-TESTS += $(SB)/test-fat
+ALL += $(SB)/mbr.bin $(SB)/stage.bin
 
 $(SB)/%.o: stand/%.S
 	@mkdir -p $(@D)
 	$(CC) $(STAND_ASFLAGS) -c $< -o $@
 
-$(SB)/%.o: stand/%.c stand/*.h linkkit/*.h
+$(SB)/%.o: stand/%.c stand/*.h $(LINKKIT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(STAND_CFLAGS) -I $(B)/gen -c $< -o $@
 
 $(SB)/boot.o: $(LK_PUBKEY_H)
 
-$(SB)/lk/%.o: linkkit/%.c linkkit/*.h
+$(SB)/lk/%.o: linkkit/%.c $(LINKKIT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(STAND_CFLAGS) -c $< -o $@
 
@@ -50,16 +48,6 @@ $(SB)/stage.elf: $(STAND_OBJS) $(STAND_LK_OBJS) stand/stage.ld
 
 $(SB)/stage.bin: $(SB)/stage.elf
 	objcopy -O binary $< $@
-
-# Host build of the FAT reader (with sanitizers) for the unit test.
-$(SB)/fat_probe: stand/fat_probe.c stand/fat.c stand/fat.h $(LINKKIT_ASAN_LIB)
-	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(ASAN_FLAGS) -Ilinkkit -o $@ \
-	  stand/fat_probe.c stand/fat.c $(LINKKIT_ASAN_LIB)
-
-$(SB)/test-fat: stand/test-fat.sh $(SB)/fat_probe
-	printf '#!/bin/sh\nexec stand/test-fat.sh %s\n' $(SB)/fat_probe > $@
-	chmod +x $@
 
 # Boot test: scratch kernel (as fallback ELF and as kit) under SeaBIOS.
 ALL += $(SB)/testkern.o $(SB)/testkern.elf $(SB)/test-boot
@@ -80,7 +68,7 @@ $(SB)/test-boot: stand/test-boot.sh $(SB)/testkern.elf
 # objects plus stand/leaktest.c, whose stand_variant_init replaces the weak
 # no-op in host.c; -neg is the negative control (forgotten frees).
 $(SB)/leaktest.o $(SB)/leaktest-neg.o: test/qemu/leak-canary.h
-$(SB)/leaktest-neg.o: stand/leaktest.c stand/*.h linkkit/*.h
+$(SB)/leaktest-neg.o: stand/leaktest.c stand/*.h $(LINKKIT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(STAND_CFLAGS) -DLEAKTEST_NEGATIVE -c $< -o $@
 $(SB)/stage-leak%.elf: $(STAND_OBJS) $(STAND_LK_OBJS) $(SB)/leak%.o stand/stage.ld

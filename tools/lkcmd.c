@@ -6,6 +6,7 @@
 
 #include "kb.h"
 #include "lkcli.h"
+#include "../linkkit/proto/proto.h"
 
 #define PREFLIGHT_SEEDS 4
 
@@ -26,13 +27,27 @@ static int preflight(const uint8_t *kit, size_t n, const char *out)
 	return rc;
 }
 
+/* --openbsd: the record of what the kit is made from (LK_KIT_F_PROV).
+ * An archive of bare files names no kernel: no record, one warning. */
+static int create_prov(const struct kb_options *o, const char *obsd, const char *tardir,
+		       uint8_t **prov, size_t *plen)
+{
+	if (tardir && !*kb_tarball_kernel()) {
+		fprintf(stderr, "linkkit: warning: %s: no kernel directory in the archive: "
+				"the kit does not record what it is made from\n", obsd);
+		return 0;
+	}
+	return lkc_prov_build(o, tardir ? tardir : obsd, tardir ? kb_tarball_kernel() : NULL,
+			      prov, plen);
+}
+
 int lkc_create(int argc, char **argv)
 {
 	struct kb_options o = { 0 };
 	const char *out = NULL, *key = NULL, *obsd = NULL;
 	char *tardir = NULL;
-	uint8_t *payload = NULL, *kit = NULL;
-	size_t psize, ksize;
+	uint8_t *payload = NULL, *kit = NULL, *prov = NULL;
+	size_t psize, ksize, plen = 0;
 	int rc = 1;
 
 	o.objs = kb_xcalloc((size_t)argc, sizeof(*o.objs));
@@ -76,7 +91,9 @@ int lkc_create(int argc, char **argv)
 	}
 	if (kb_build_payload(&o, &payload, &psize))
 		goto out;
-	if (kb_wrap_kit(payload, psize, &kit, &ksize)) {
+	if (obsd && create_prov(&o, obsd, tardir, &prov, &plen))
+		goto out;
+	if (kb_wrap_kit(payload, psize, prov, plen, &kit, &ksize)) {
 		fprintf(stderr, "linkkit: %s: compression failed\n", out);
 		goto out;
 	}
@@ -91,21 +108,24 @@ out:
 		free(o.objs);
 	kb_tarball_cleanup(tardir);
 	free(payload);
+	free(prov);
 	free(kit);
 	return rc;
 }
 
 /* Loads a kit file, checks it and inflates the payload. */
 static int load(const char *path, uint8_t **payload, size_t *psize, struct lk_kit *k,
-		size_t *ksize)
+		size_t *ksize, uint8_t **kit)
 {
-	uint8_t *kit;
 	int rc;
 
-	if (lkc_read_file(path, &kit, ksize))
+	if (lkc_read_file(path, kit, ksize))
 		return -1;
-	rc = lkc_unpack(path, kit, *ksize, payload, psize, k);
-	free(kit);
+	rc = lkc_unpack(path, *kit, *ksize, payload, psize, k);
+	if (rc) {
+		free(*kit);
+		*kit = NULL;
+	}
 	return rc;
 }
 
@@ -148,8 +168,7 @@ static void entropy(const uint8_t *p, double *order, double *gaps)
 
 static const char *proto_name(uint32_t p)
 {
-	return p == LK_PROTO_MULTIBOOT2 ? "multiboot2" : p == LK_PROTO_OPENBSD ? "openbsd"
-						       : p == LK_PROTO_NONE ? "none" : "unknown";
+	return lk_proto_name(p);
 }
 
 static void print_info(const char *path, const uint8_t *p, size_t psize,
@@ -176,6 +195,7 @@ static void print_info(const char *path, const uint8_t *p, size_t psize,
 	printf("size: %zu bytes (payload %zu bytes inflated, %.1f%%)\n", ksize, psize,
 	       psize ? 100.0 * (double)ksize / (double)psize : 0.0);
 	printf("protocol: %s\n", proto_name(h->protocol));
+	lkc_prov_info(path, k);
 	printf("objects: %u (%u pinned, %u synthetic)\n", h->objects.count, pinned, synth);
 	printf("chunks: %u (%llu bytes of contents, %llu bytes zero-filled)\n", h->chunks.count,
 	       (unsigned long long)prog, (unsigned long long)nobits);
@@ -188,7 +208,7 @@ static void print_info(const char *path, const uint8_t *p, size_t psize,
 
 int lkc_info(int argc, char **argv)
 {
-	uint8_t *p;
+	uint8_t *p, *kit;
 	size_t psize, ksize;
 	struct lk_kit k;
 	struct lk_link *L;
@@ -197,34 +217,60 @@ int lkc_info(int argc, char **argv)
 		fprintf(stderr, "linkkit: info: usage: linkkit info KIT\n");
 		return 1;
 	}
-	if (load(argv[1], &p, &psize, &k, &ksize))
+	if (load(argv[1], &p, &psize, &k, &ksize, &kit))
 		return 1;
 	/* Validate every table before reading them. */
 	if (lk_link_open(&lkc_host, p, psize, argv[1], &L)) {
 		free(p);
+		free(kit);
 		return 1;
 	}
 	lk_link_close(L);
-	print_info(argv[1], p, psize, &k, ksize);
+	print_info(argv[1], p, psize, &k, ksize); /* k points into kit */
 	free(p);
+	free(kit);
 	return 0;
+}
+
+/* A segment index that lies still boots, slower (a stage with several
+ * processors inflates the stream twice): refused here, so it is fixed. */
+static int check_segments(const char *path, const struct lk_kit *k, const uint8_t *payload,
+			  size_t psize)
+{
+	uint8_t *scratch;
+	int rc;
+
+	if (k->nseg < 2)
+		return 0;
+	scratch = kb_xcalloc(psize ? psize : 1, 1);
+	rc = lk_kit_check_segments(&lkc_host, k, path, payload, scratch);
+	free(scratch);
+	return rc;
 }
 
 int lkc_verify(int argc, char **argv)
 {
-	const char *pub = NULL, *path;
+	const char *pub = NULL, *path, *against = NULL;
 	uint8_t *p = NULL, *kit;
 	size_t psize, ksize;
 	struct lk_kit k;
 	int rc;
 
+	/* --against DIR, before or after KIT: the rest parses as before. */
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "--against")) {
+			against = argv[i + 1];
+			memmove(argv + i, argv + i + 2, (size_t)(argc - i - 2) * sizeof(*argv));
+			argc -= 2;
+			break;
+		}
 	if (argc == 4 && !strcmp(argv[1], "-p"))
 		pub = argv[2];
 	/* A detached signature of any file (the fallback): lksign.c. */
-	if (argc == 6 && !strcmp(argv[1], "-p") && !strcmp(argv[3], "-x"))
+	if (argc == 6 && !strcmp(argv[1], "-p") && !strcmp(argv[3], "-x") && !against)
 		return lkc_verify_detached(argv[2], argv[4], argv[5]);
 	if (argc != 2 && !pub) {
-		fprintf(stderr, "linkkit: verify: usage: linkkit verify [-p PUBKEY] KIT\n"
+		fprintf(stderr, "linkkit: verify: usage: linkkit verify [-p PUBKEY] [--against DIR] KIT\n"
 				"       linkkit verify -p KEY.pub -x FILE.sig FILE\n");
 		return 1;
 	}
@@ -234,6 +280,10 @@ int lkc_verify(int argc, char **argv)
 	rc = lkc_unpack(path, kit, ksize, &p, &psize, &k);
 	if (!rc && pub)
 		rc = lkc_check_sig(pub, path, kit, ksize, &k);
+	if (!rc)
+		rc = check_segments(path, &k, p, psize);
+	if (!rc && against)
+		rc = lkc_prov_against(path, &k, against);
 	free(kit);
 	if (rc) {
 		free(p);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kb.h"
+#include "../linkkit/proto/proto.h"
 
 #define MAX_WORDS 8
 
@@ -91,16 +92,16 @@ static int parse_line(struct kb_policy *p, char **w, int n, const char **err)
 	const char *k = w[0];
 
 	if (!strcmp(k, "protocol") && n == 2) {
-		if (!strcmp(w[1], "multiboot2"))
-			p->protocol = LK_PROTO_MULTIBOOT2;
-		else if (!strcmp(w[1], "openbsd"))
-			p->protocol = LK_PROTO_OPENBSD;
-		else if (!strcmp(w[1], "none"))
-			p->protocol = LK_PROTO_NONE;
-		else {
-			*err = "protocol must be multiboot2, openbsd or none";
+		const struct lk_proto *pr = lk_proto_by_name(w[1], strlen(w[1]));
+		static char why[128];
+
+		if (!pr) {
+			lk_proto_list(why + 17, sizeof(why) - 17);
+			memcpy(why, "protocol must be ", 17);
+			*err = why;
 			return -1;
 		}
+		p->protocol = pr->id;
 	} else if (!strcmp(k, "granularity") && n == 2) {
 		if (!strcmp(w[1], "object"))
 			p->per_section = 0;

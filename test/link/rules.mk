@@ -1,19 +1,21 @@
 # test/link: unit tests of the boot-side link (owned by the relinker core work).
 # Built straight from the core's sources with ASan/UBSan, so they do not
 # depend on how linkkit/rules.mk packages the library.
-LINK_TEST_CORE := kit link_open link_layout link_merge reloc_x86_64 link_write \
-  link_elf elfload mem fmt sha256 sha256_ni chacha rng inflate adler32 cpu_x86
+LINK_TEST_CORE := kit kit_prov link_open link_layout link_merge reloc_x86_64 \
+  link_write link_elf elfload mem fmt sha256 sha256_ni chacha rng inflate \
+  adler32 cpu_x86 obsd_syms mb2 obsd_boot config kitsig ed25519 sha512 \
+  proto/proto proto/none proto/multiboot2 proto/openbsd proto/obsd_opts
 LINK_TEST_SRCS := $(addprefix linkkit/,$(addsuffix .c,$(LINK_TEST_CORE))) \
   test/link/link_test.c test/link/pb.c test/link/kit_test.c
 LINK_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-strict-aliasing \
   -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
-$(B)/test/link/link_test: $(LINK_TEST_SRCS) $(wildcard linkkit/*.h) test/link/pb.h
+$(B)/test/link/link_test: $(LINK_TEST_SRCS) $(LINKKIT_HDRS) test/link/pb.h
 	@mkdir -p $(@D)
 	$(CC) $(LINK_TEST_CFLAGS) -o $@ $(LINK_TEST_SRCS) -lz
 
 # The core as the i386 BIOS stage builds it: must not need libgcc.
-$(B)/test/link/core-i386.o: $(addprefix linkkit/,$(addsuffix .c,kit link_open link_layout link_merge reloc_x86_64 link_write link_elf elfload)) $(wildcard linkkit/*.h)
+$(B)/test/link/core-i386.o: $(addprefix linkkit/,$(addsuffix .c,kit kit_prov link_open link_layout link_merge reloc_x86_64 link_write link_elf elfload proto/proto)) $(LINKKIT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) -m32 $(FREESTANDING_CFLAGS) -r -o $@ $(filter %.c,$^)
 	@if nm $@ | grep -E ' U __(u?div|u?mod)di3'; then echo "64-bit division in the i386 core" >&2; rm -f $@; exit 1; fi
@@ -23,7 +25,7 @@ ALL += $(B)/test/link/core-i386.o
 
 LINK_BENCH_SRCS := $(addprefix linkkit/,$(addsuffix .c,$(LINK_TEST_CORE))) \
   test/link/bench_link.c test/link/pb.c
-$(B)/test/link/bench_link: $(LINK_BENCH_SRCS) $(wildcard linkkit/*.h) test/link/pb.h
+$(B)/test/link/bench_link: $(LINK_BENCH_SRCS) $(LINKKIT_HDRS) test/link/pb.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -DPB_MAX=120000 \
 	  -DPB_DATA=25000000 -DPB_STR=40000 -o $@ $(LINK_BENCH_SRCS)
@@ -43,7 +45,7 @@ ALL += $(B)/test/link/diff_demo
 LINK_TEST32_SRCS := $(addprefix linkkit/,$(addsuffix .c,$(LINK_TEST_CORE))) \
   test/link/link_test.c test/link/pb.c test/link/kit_stored.c
 # Run through test/run-i386 (natively or under qemu-i386).
-$(B)/test/link/link_test32.elf: $(LINK_TEST32_SRCS) $(wildcard linkkit/*.h) test/link/pb.h
+$(B)/test/link/link_test32.elf: $(LINK_TEST32_SRCS) $(LINKKIT_HDRS) test/link/pb.h
 	@mkdir -p $(@D)
 	$(CC) -m32 $(LINK_TEST_CFLAGS) -o $@ $(LINK_TEST32_SRCS)
 $(B)/test/link/link_test32: $(B)/test/link/link_test32.elf test/run-i386 | $(I386_MODE)

@@ -11,6 +11,7 @@
 #                               of one image) and report whether it changed
 #     --console                 serial on this terminal too (make run)
 #     --send PATTERN=KEYS       type KEYS on the serial line once PATTERN
+#                               (repeatable: in order, each after the last)
 #                               shows in the guest's output (boot prompt)
 #     --until REGEX             stop QEMU once the serial log matches REGEX
 #                               (a kernel that waits, e.g. at `root device:`)
@@ -30,7 +31,7 @@ OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 QEMU=${QEMU:-qemu-system-x86_64}
 
-firmware=uefi log='' limit=120 rng=0 cpu='' copy=0 console=0 send='' until=''
+firmware=uefi log='' limit=120 rng=0 cpu='' copy=0 console=0 send=() until=''
 mem=${QEMU_MEM:-256} smp=1
 extra=()
 while [ $# -gt 0 ]; do
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
 	--cpu) cpu=$2; shift ;;
 	--copy) copy=1 ;;
 	--console) console=1 ;;
-	--send) send=$2; shift ;;
+	--send) send+=("${2%%=*}" "${2#*=}"); shift ;;
 	--until) until=$2; shift ;;
 	--mem) mem=$2; shift ;;
 	--smp) smp=$2; shift ;;
@@ -94,13 +95,13 @@ if [ "$console" = 1 ]; then
 	status=$?
 else
 	serial=(-serial "file:$log")
-	if [ -n "$send" ]; then
+	if [ ${#send[@]} -gt 0 ]; then
 		# A socket instead of a file, so the client can type; QEMU
 		# waits for it before starting the guest, and still logs.
 		serial=(-chardev "socket,id=s0,path=$work/serial.sock,server=on,wait=on,logfile=$log"
 			-serial chardev:s0)
 		python3 "$(dirname "$0")/serial-send.py" "$work/serial.sock" \
-			"${send%%=*}" "${send#*=}" >"$work/send.out" 2>&1 &
+			"${send[@]}" >"$work/send.out" 2>&1 &
 	fi
 	timeout -k 5 "$limit" "$QEMU" "${args[@]}" -nographic -monitor none \
 		"${serial[@]}" "${extra[@]}" </dev/null >"$work/qemu.out" 2>&1 &

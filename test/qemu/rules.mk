@@ -43,11 +43,12 @@ $(QEMU_T)/test-sig-bios: test/qemu/sig-tests.sh test/qemu/boot.sh $(QEMU_PRODUCT
 # bad table offset, fuzzed payloads -> fallback with a reason, never a hang.
 TESTS += $(QEMU_T)/test-hostile
 $(QEMU_T)/test-hostile: test/qemu/hostile-tests.sh test/qemu/kit-hostile.py test/qemu/kitedit.py \
-  test/qemu/boot.sh $(QEMU_PRODUCTS)
+  test/qemu/kit-gaps.py test/qemu/boot.sh $(QEMU_PRODUCTS)
 	$(call qemu_wrapper,test/qemu/hostile-tests.sh,)
 
-# The boot prompt (timeout = N): f boots the fallback, other keys or the
-# timeout the relinked kernel (5 boots, two at a time).
+# The boot prompt (timeout = N): f boots the fallback, other keys open the
+# boot> prompt (boot, a bad command, boot fallback), no key the relinked
+# kernel after the timeout (7 boots, two at a time).
 TESTS += $(QEMU_T)/test-prompt
 $(QEMU_T)/test-prompt: test/qemu/prompt-tests.sh test/qemu/serial-send.py \
   test/qemu/boot.sh $(QEMU_PRODUCTS)

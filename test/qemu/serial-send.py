@@ -3,7 +3,10 @@
 until PATTERN shows in the guest's output, types KEYS, then reads until
 QEMU closes the socket (QEMU itself writes the log).
 
-    serial-send.py SOCKET PATTERN KEYS
+    serial-send.py SOCKET PATTERN KEYS [PATTERN KEYS ...]
+
+Pairs are handled in order: each PATTERN is looked for in what the guest
+printed after the previous KEYS were typed.
 """
 import socket
 import sys
@@ -23,19 +26,22 @@ def connect(path):
 
 
 def main():
-    path, pattern, keys = sys.argv[1], sys.argv[2].encode(), sys.argv[3].encode()
+    path = sys.argv[1]
+    pairs = [(sys.argv[i].encode(), sys.argv[i + 1].encode())
+             for i in range(2, len(sys.argv) - 1, 2)]
     s = connect(path)
     seen = b""
-    sent = False
     while True:
         data = s.recv(4096)
         if not data:
             return
-        if not sent:
+        if pairs:
             seen = (seen + data)[-4096:]
+            pattern, keys = pairs[0]
             if pattern in seen:
                 s.sendall(keys)
-                sent = True
+                pairs.pop(0)
+                seen = b""
 
 
 if __name__ == "__main__":

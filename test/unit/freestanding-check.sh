@@ -33,7 +33,8 @@ check_group() {
 check_includes() {
 	root=$(cd "$(dirname "$0")/../.." && pwd)
 	hits=$(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*<' \
-		"$root"/linkkit/*.c "$root"/linkkit/*.h 2>/dev/null)
+		"$root"/linkkit/*.c "$root"/linkkit/*.h \
+		"$root"/linkkit/*/*.c "$root"/linkkit/*/*.h 2>/dev/null)
 	if [ -n "$hits" ]; then
 		printf '%s\n' "$hits" | sed "s|^$root/||" | while IFS= read -r h; do
 			echo "not ok freestanding-includes: $h"

@@ -5,9 +5,20 @@
  */
 #include <string.h>
 
+#include "config.h"
 #include "linkkit.h"
 #include "obsd_boot.h"
+#include "proto/proto.h"
 #include "tap.h"
+
+static void tap_log(void *ctx, int level, const char *line)
+{
+	(void)ctx;
+	printf("# log %d: %s\n", level, line);
+}
+
+static struct lk_host tap_host = { NULL, NULL, NULL, tap_log, NULL,
+				   LK_LOG_DEBUG };
 
 static int32_t rd32(const uint8_t *p)
 {
@@ -109,11 +120,10 @@ static void test_args(void)
 	lk_obsd_begin(&o, buf, sizeof(buf));
 	lk_obsd_memmap(&o, map, NMAP);
 	lk_obsd_end(&o);
+	memset(&a, 0, sizeof(a));
 	lk_obsd_args_fill(&a, &o, 0x12345000, 0x1012345, map, NMAP);
-	tap_check(a.howto == 0 && (a.bootdev >> 28) == 0xa &&
-			  a.apiver == 0xe && a.end == 0x1012348,
-		  "obsd_args_fixed", "bootdev 0x%x apiver 0x%x end 0x%x",
-		  a.bootdev, a.apiver, a.end);
+	tap_check(a.apiver == 0xe && a.end == 0x1012348, "obsd_args_fixed",
+		  "apiver 0x%x end 0x%x", a.apiver, a.end);
 	tap_check(a.cnvmem == 0x9fc00 / 1024 && a.extmem == 0x7f00000 / 1024,
 		  "obsd_args_memsizes", "cnv %u ext %u", a.cnvmem, a.extmem);
 	tap_check(a.ac == o.len && a.av == 0x12345000, "obsd_args_list",
@@ -122,6 +132,105 @@ static void test_args(void)
 	tap_check(w[0] == 0 && w[1] == a.howto && w[3] == a.apiver &&
 			  w[4] == a.end && w[7] == a.ac && w[8] == a.av,
 		  "obsd_stack_words", "w4 0x%x", w[4]);
+}
+
+/* The protocol row's builder (linkkit/proto/openbsd.c): howto, bootdev,
+ * BOOTDUID and CONSDEV from the config's boot(8) options. */
+struct built {
+	uint32_t w[LK_OBSD_STACK_WORDS]; /* return address + 8 args */
+	int duid, consdev;
+	uint8_t duid_bytes[8];
+	struct lk_obsd_consdev cd;
+};
+
+static int build(const char *cfg, int have_duid, int good, struct built *out)
+{
+	static uint8_t buf[8192] __attribute__((aligned(16)));
+	struct lk_config c;
+	struct lk_kernel k = { 0 };
+	struct lk_machine m = { 0 };
+	struct lk_handover ho = { &k, &m, "", &c.obsd, good };
+	struct lk_entry e;
+	const uint8_t *p;
+
+	memset(out, 0, sizeof(*out));
+	lk_config_defaults(&c);
+	lk_config_parse(&tap_host, "T", cfg, strlen(cfg), &c);
+	ho.cmdline = c.cmdline;
+	k.proto = &lk_proto_openbsd;
+	k.load_hi = 0x2000000;
+	m.map = map;
+	m.nmap = NMAP;
+	m.bootdev = lk_obsd_bootdev_disk(LK_OBSD_DEV_SD, 0);
+	m.have_duid = have_duid;
+	memcpy(m.duid, "\x11\x22\x33\x44\x55\x66\x77\x88", 8);
+	if (lk_proto_openbsd.build(&tap_host, &ho, buf, sizeof(buf), &e))
+		return -1;
+	/* The stack words end the buffer; esp is their (32-bit) address. */
+	memcpy(out->w, buf + sizeof(buf) - sizeof(out->w), sizeof(out->w));
+	if (e.esp != (uint32_t)(uintptr_t)(buf + sizeof(buf) - sizeof(out->w)))
+		return -1;
+	out->duid = out->consdev = 0;
+	for (p = buf; (p - buf) + 12 <= (long)sizeof(buf);) {
+		int32_t type, size;
+		memcpy(&type, p, 4);
+		if (type == -1)
+			break;
+		memcpy(&size, p + 4, 4);
+		if (type == LK_OBSD_BOOTARG_BOOTDUID) {
+			out->duid = 1;
+			memcpy(out->duid_bytes, p + 12, 8);
+		}
+		if (type == LK_OBSD_BOOTARG_CONSDEV) {
+			out->consdev = 1;
+			memcpy(&out->cd, p + 12, sizeof(out->cd));
+		}
+		p += size;
+	}
+	return 0;
+}
+
+static void test_builder(void)
+{
+	struct built b = { 0 };
+
+	tap_check(build("", 1, 1, &b) == 0 && b.w[1] == 0x10000 && b.duid &&
+			  !memcmp(b.duid_bytes, "\x11\x22\x33\x44\x55\x66\x77\x88", 8) &&
+			  b.w[2] == 0xa0000004 && !b.consdev,
+		  "obsd_build_default", "howto 0x%x bootdev 0x%x duid %d", b.w[1],
+		  b.w[2], b.duid);
+	tap_check(build("", 1, 0, &b) == 0 && b.w[1] == 0, "obsd_build_tsc_only",
+		  "howto 0x%x (no trusted seed: no RB_GOODRANDOM)", b.w[1]);
+	tap_check(build("howto = -acsd\n", 1, 1, &b) == 0 &&
+			  b.w[1] == (0x10000 | 0x1 | 0x2 | 0x40 | 0x400),
+		  "obsd_build_howto", "howto 0x%x", b.w[1]);
+	tap_check(build("", 0, 1, &b) == 0 && b.w[1] == (0x10000 | 0x1) &&
+			  !b.duid,
+		  "obsd_build_no_label_asks", "howto 0x%x duid %d", b.w[1], b.duid);
+	tap_check(build("root = 0123456789abcdef.d\n", 0, 1, &b) == 0 &&
+			  b.duid && b.duid_bytes[0] == 0x01 && b.duid_bytes[7] == 0xef &&
+			  ((b.w[2] >> 8) & 0xff) == 3 && b.w[1] == 0x10000,
+		  "obsd_build_root_duid", "howto 0x%x bootdev 0x%x", b.w[1], b.w[2]);
+	tap_check(build("root = sd1b\n", 1, 1, &b) == 0 && !b.duid &&
+			  b.w[2] == (0xa0000004u | 1u << 16 | 1u << 8),
+		  "obsd_build_root_dev", "bootdev 0x%x duid %d", b.w[2], b.duid);
+	tap_check(build("root = sd1\nroot = 00000000000000000.a\n", 0, 1, &b) == 0 &&
+			  (b.w[1] & 1),
+		  "obsd_build_root_bad_asks", "howto 0x%x", b.w[1]);
+	tap_check(build("cmdline = console=com1\n", 1, 1, &b) == 0 && b.consdev &&
+			  b.cd.consdev == 0x801 && b.cd.consaddr == 0x2f8 &&
+			  b.cd.conspeed == 115200,
+		  "obsd_build_console_cmdline", "consdev 0x%x addr 0x%llx",
+		  b.cd.consdev, (unsigned long long)b.cd.consaddr);
+	tap_check(build("tty = com2\nstty = com2 9600\n", 1, 1, &b) == 0 &&
+			  b.consdev && b.cd.consdev == 0x802 &&
+			  b.cd.consaddr == 0x3e8 && b.cd.conspeed == 9600,
+		  "obsd_build_console_tty", "consdev 0x%x speed %d", b.cd.consdev,
+		  b.cd.conspeed);
+	tap_check(build("stty = com0 9601\ntty = com4\nhowto = -x\n", 1, 1, &b) == 0 &&
+			  !b.consdev && b.w[1] == 0x10000,
+		  "obsd_build_bad_values_ignored", "consdev %d howto 0x%x",
+		  b.consdev, b.w[1]);
 }
 
 static void test_bootdev(void)
@@ -150,6 +259,7 @@ int main(void)
 	test_overflow();
 	test_args();
 	test_bootdev();
+	test_builder();
 	test_serial();
 	return tap_failed;
 }

@@ -57,7 +57,8 @@ int mbinfo_init(u32 magic, u32 info_phys)
 {
 	if (magic != MB2_BOOT_MAGIC) {
 		ksnprintf(mbinfo_why, sizeof(mbinfo_why),
-			  "bad magic 0x%x (no Multiboot2 info)", magic);
+			  "bad magic 0x%x, info 0x%x (no Multiboot2 info)",
+			  magic, info_phys);
 		return -1;
 	}
 	if (info_phys == 0 || (info_phys & 7)) {
