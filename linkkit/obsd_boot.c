@@ -121,17 +121,7 @@ int lk_obsd_serial_unit(const char *cmdline)
 
 int lk_obsd_wants_serial(const char *cmdline)
 {
-	static const char key[] = "console=com";
-	const char *p;
-	lk_u32 i;
-
-	for (p = cmdline; p && *p; p++) {
-		for (i = 0; key[i] && p[i] == key[i]; i++)
-			;
-		if (!key[i] && (p == cmdline || p[-1] == ' '))
-			return 1;
-	}
-	return 0;
+	return lk_obsd_serial_unit(cmdline) >= 0;
 }
 
 void lk_obsd_args_fill(struct lk_obsd_args *a, const struct lk_obsd *o,

@@ -302,16 +302,10 @@ static int fat_mount(struct lk_fs *fs)
 
 static void fat_unmount(struct lk_fs *fs)
 {
-	struct fat *p = fs->priv;
-	lk_size size;
+	const struct fat *p = fs->priv;
 
-	if (!p)
-		return;
-	/* The buffers held file data (config, seed): wipe before freeing. */
-	size = p->alloc_size;
-	lk_wipe(p, size);
-	fs->h->free(fs->h->ctx, p, size);
-	fs->priv = LK_NULL;
+	if (p)
+		lk_fs_free_priv(fs, p->alloc_size);
 }
 
 int lk_fat_geometry(const struct lk_fs *fs, struct lk_fat_geom *g)

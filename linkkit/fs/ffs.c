@@ -848,15 +848,10 @@ static int ffs_read(struct lk_fs *fs, const char *path,
 
 static void ffs_unmount(struct lk_fs *fs)
 {
-	struct ffs *p = fs->priv;
-	lk_size size;
+	const struct ffs *p = fs->priv;
 
-	if (!p)
-		return;
-	size = p->alloc_size;
-	lk_wipe(p, size);
-	fs->h->free(fs->h->ctx, p, size);
-	fs->priv = LK_NULL;
+	if (p)
+		lk_fs_free_priv(fs, p->alloc_size);
 }
 
 const struct lk_fs_ops lk_fs_ffs = {

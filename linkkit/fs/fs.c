@@ -26,3 +26,13 @@ void lk_fs_unmount(struct lk_fs *fs)
 	fs->ops = LK_NULL;
 	fs->priv = LK_NULL;
 }
+
+void lk_fs_free_priv(struct lk_fs *fs, lk_size size)
+{
+	if (!fs->priv)
+		return;
+	/* Reader buffers held file data (config, seed): wiped first. */
+	lk_wipe(fs->priv, size);
+	fs->h->free(fs->h->ctx, fs->priv, size);
+	fs->priv = LK_NULL;
+}

@@ -59,6 +59,8 @@ int lk_fs_mount(struct lk_fs *fs, const struct lk_fs_ops *ops,
 		const struct lk_host *h, const struct lk_blockdev *d,
 		lk_u64 lba, lk_u64 count);
 void lk_fs_unmount(struct lk_fs *fs);
+/* For the readers' unmount: wipes and frees priv (size bytes). */
+void lk_fs_free_priv(struct lk_fs *fs, lk_size size);
 
 extern const struct lk_fs_ops lk_fs_fat;
 extern const struct lk_fs_ops lk_fs_ffs;

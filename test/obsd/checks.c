@@ -80,8 +80,13 @@ int check_args(void)
 		return fail("args", "paging on at entry, cr0", obsd_entry_cr0);
 	if (!(obsd_entry_cr0 & 1))
 		return fail("args", "not protected mode, cr0", obsd_entry_cr0);
-	if (a[A_HOWTO] != 0)
+	/* boot(8)'s bits only: RB_ASKNAME, RB_SINGLE, RB_KDB, RB_CONFIG,
+	 * RB_GOODRANDOM; the tests read which from this line. */
+	if (a[A_HOWTO] & ~(0x1u | 0x2u | 0x40u | 0x400u | 0x10000u))
 		return fail("args", "howto", a[A_HOWTO]);
+	cons_puts("obsd: howto ");
+	cons_hex(a[A_HOWTO]);
+	cons_puts("\n");
 	if ((a[A_BOOTDEV] & 0xf0000000u) != B_DEVMAGIC ||
 	    !print_bootdev(a[A_BOOTDEV]))
 		return fail("args", "bootdev", a[A_BOOTDEV]);

@@ -57,6 +57,15 @@ $(OBSD_D)/test-obsd: test/obsd/test-boot.sh test/qemu/boot.sh tools/mkimage.sh $
 	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-boot.sh\n' \
 	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
+# The OpenBSD root at boot (issue 25): stale kit, /bsd, boot.conf,
+# random.seed, gzip'd /bsd.rd on FFS roots (11 boots, mostly SeaBIOS).
+$(OBSD_D)/test-stale: test/obsd/test-stale.sh test/obsd/mkroot.sh test/qemu/boot.sh tools/mkimage.sh \
+  $(OBSD_D)/kernel.kit $(OBSD_D)/fallback.elf $(B)/efi/BOOTX64.EFI $(B)/stand/stage.bin $(B)/stand/mbr.bin
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\ncd "%s" && B="%s" exec test/obsd/test-stale.sh\n' \
+	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+TESTS += $(OBSD_D)/test-stale
+
 $(OBSD_D)/test-lld: test/obsd/test-lld.sh test/obsd/segcmp.py test/obsd/symcmp.py test/obsd/mkgap.py \
   $(OBSD_D)/kernel.kit $(OBSD_D)/nosects.o $(OBSD_D)/cons-cet.o test/obsd/policy
 	@mkdir -p $(@D)

@@ -151,11 +151,13 @@ deny='obsd: check efiinfo|BOOTDUID'
 grep -q '^relinkboot: fallback: .*KERNEL\.KIT' <(clean "$work/bios-fallback.log") ||
 	deny='obsd: PASS'
 check bios-fallback
-want=("${common[@]}" "${none[@]}"
+# No label: the kernel is told to ask for its root (RB_ASKNAME), not to
+# guess wd0a (issue 29); the EFI RNG served (RB_GOODRANDOM).
+want=("${common[@]}" "${none[@]}" 'obsd: howto 0x0000000000010001'
 	'relinkboot: boot disk: no BOOTDUID: no OpenBSD partition in the GPT')
 deny='relinkboot: fallback|obsd: efiinfo none'
 check uefi-nolabel
-want=("${common[@]}" "${none[@]}"
+want=("${common[@]}" "${none[@]}" 'obsd: howto 0x0000000000000001'
 	'relinkboot: boot disk: no BOOTDUID: disklabel checksum mismatch')
 deny='relinkboot: fallback|obsd: check efiinfo'
 check bios-badlabel

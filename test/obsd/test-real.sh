@@ -29,7 +29,8 @@ mkimage=tools/mkimage.sh
 limit=${BOOT_TIMEOUT:-240}
 names=(uefi-relinked bios-relinked uefi-fallback bios-fallback
        uefi-duid bios-duid uefi-fallback-duid bios-fallback-duid
-       uefi-smp2 bios-smp2 uefi-smm uefi-secureboot)
+       uefi-smp2 bios-smp2 uefi-smm uefi-secureboot uefi-pc bios-pc
+       bios-rootduid bios-rootbad)
 ovmf=/usr/share/OVMF
 sbdir=/usr/share/ovmf
 . "$(dirname "$0")/../qemu/lib.sh"
@@ -71,7 +72,7 @@ if [ -z "${REAL_RECHECK:-}" ]; then
 			setup_fail "cannot remove the kit"
 	done
 
-	stop='root device:|root on [a-z]+[0-9]+[a-p] \([0-9a-f]{16}\.[a-p]\)|panic:|uvm_fault|ddb\{?[0-9]*\}?>|relinkboot: fallback failed'
+	stop='root device( \(default [a-z]+[0-9]+[a-p]\))?:|root on [a-z]+[0-9]+[a-p] \([0-9a-f]{16}\.[a-p]\)|panic:|uvm_fault|ddb\{?[0-9]*\}?>|relinkboot: fallback failed'
 	run() { # name firmware image [boot.sh options]
 		local name=$1 fw=$2 img=$3
 		shift 3
@@ -94,6 +95,24 @@ if [ -z "${REAL_RECHECK:-}" ]; then
 	run uefi-smp2 uefi "$work/verbose.img" --smp 2 &
 	run bios-smp2 bios "$work/verbose.img" --smp 2 &
 	wait
+	# Issue 29: an ESP-only disk on QEMU's `pc` machine (PIIX IDE, wd0):
+	# no label, so the kernel must ask, not try a wd0a that is not there.
+	run uefi-pc uefi "$work/plain.img" -- -machine pc &
+	run bios-pc bios "$work/plain.img" -- -machine pc &
+	wait
+	# The root named in RELINK.CFG by DUID, on a second disk; a bad value
+	# is one line and the kernel asks.
+	cp --sparse=always "$work/mbr.img" "$work/second.img"
+	sha256sum <"$work/second.img" >"$work/second.sha"
+	{ cat test/obsd/relink.cfg; echo "root = $duid_mbr.a"; } >"$work/rootduid.cfg"
+	{ cat test/obsd/relink.cfg; echo "root = sd9z9"; } >"$work/rootbad.cfg"
+	cfg=$work/rootduid.cfg image "$work/rootduid.img"
+	cfg=$work/rootbad.cfg image "$work/rootbad.img"
+	run bios-rootduid bios "$work/rootduid.img" -- -drive "format=raw,file=$work/second.img" &
+	run bios-rootbad bios "$work/rootbad.img" &
+	wait
+	sha256sum -c <(sed "s|-\$|$work/second.img|" "$work/second.sha") >/dev/null 2>&1 ||
+		echo "boot: the second disk changed" >"$work/bios-rootduid.result"
 	# The Secure Boot chain: kit key k built into a stage signed with the
 	# snakeoil db key (`make sign`), kit and fallback signed by k.
 	smm=(-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on)
@@ -164,7 +183,9 @@ check() {
 	echo "ok obsd-real-$name"
 }
 
-prompt='root device: ?$'
+# RB_ASKNAME (no label, no root configured): the kernel asks, offering
+# its guess as the default: `root device (default wd0a): `.
+prompt='root device( \(default [a-z]+[0-9]+[a-p]\))?: ?$'
 extra=() deny=''
 check uefi-relinked uefi relinked "$prompt"
 check bios-relinked bios relinked "$prompt"
@@ -192,6 +213,13 @@ check uefi-smm uefi relinked "$prompt"
 # unsigned kit (that would be a fallback line).
 deny='secure boot: no built-in kit key'
 check uefi-secureboot uefi relinked "$prompt"
+deny=''
+extra=()
+check uefi-pc uefi relinked "$prompt"
+check bios-pc bios relinked "$prompt"
+check bios-rootduid bios relinked "^root on sd1a \($duid_mbr\.a\)"
+extra=('^relinkboot: warning: .*RELINK.CFG:[0-9]+: ignored bad value for .root.$')
+check bios-rootbad bios relinked "$prompt"
 if [ "$failed" = 1 ] || [ -n "${REAL_RECHECK:-}" ]; then
 	echo "# logs kept in $work"
 else

@@ -23,7 +23,8 @@ U=$B/obsd-userland
 boot=test/qemu/boot.sh
 mkimage=tools/mkimage.sh
 limit=${BOOT_TIMEOUT:-300}
-names=(label uefi-ffs2 bios-ffs1 uefi-fallback-ffs2 layouts)
+names=(label uefi-ffs2 bios-ffs1 uefi-fallback-ffs2 layouts bios-single
+       bios-root-second-disk)
 syms=(main start_init uvm_init cpu_startup) # init.c's `wanted`
 . "$(dirname "$0")/../qemu/lib.sh"
 
@@ -42,13 +43,22 @@ image() { # out root-version [mkimage options]
 	local out=$1 v=$2
 	shift 2
 	"$mkimage" create -o "$out" --efi "$B/efi/BOOTX64.EFI" \
-		--kit "$R/bsd.kit" --fallback "$R/bsd.lld" --cfg test/obsd/relink.cfg \
+		--kit "$R/bsd.kit" --fallback "$R/bsd.lld" --cfg "${cfg:-test/obsd/relink.cfg}" \
 		--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" \
-		--openbsd-root "$U/root-real-ffs$v.img" "$@" >"$work/mkimage.log" 2>&1 ||
+		${v:+--openbsd-root "$U/root-real-ffs$v.img"} "$@" >"$work/mkimage.log" 2>&1 ||
 		setup_fail "cannot make $out: $(tail -n 1 "$work/mkimage.log")"
 }
 image "$work/gpt.img" 2 --table gpt --openbsd-duid "$duid_gpt" --openbsd-dtype 4
 image "$work/mbr.img" 1 --table mbr --openbsd-duid "$duid_mbr" --openbsd-dtype 5
+# boot(8)'s -s from RELINK.CFG: init must see it (single user).
+{ cat test/obsd/relink.cfg; echo 'howto = -s'; } >"$work/single.cfg"
+cfg=$work/single.cfg image "$work/single.img" 1 --table mbr --openbsd-duid "$duid_mbr" --openbsd-dtype 5
+# Issue 29: the boot disk holds only the ESP; RELINK.CFG names the root
+# by DUID, on a second disk (mbr.img): the kernel finds it there.
+{ cat test/obsd/relink.cfg; echo "root = $duid_mbr.a"; } >"$work/second.cfg"
+cfg=$work/second.cfg image "$work/esp-only.img" ''
+cp --sparse=always "$work/mbr.img" "$work/second.img"
+sha256sum <"$work/second.img" >"$work/second.sha"
 cp --sparse=always "$work/gpt.img" "$work/gpt-nokit.img"
 "$mkimage" remove "$work/gpt-nokit.img" '\RELINK\KERNEL.KIT' >/dev/null ||
 	setup_fail "cannot remove the kit"
@@ -75,13 +85,17 @@ report obsd-userland-label "$why"
 
 # A kernel that stops (panic, ddb, no root) ends the boot at once.
 stop='panic:|uvm_fault|ddb\{?[0-9]*\}?>|root device:|relinkboot: fallback failed'
-run() { # name firmware image
+run() { # name firmware image [-- qemu options]
 	"$boot" -f "$2" --rng --copy --cpu max --mem 1024 -t "$limit" \
-		--until "$stop" -l "$work/$1.log" "$3" >"$work/$1.result" 2>&1
+		--until "$stop" -l "$work/$1.log" "${@:4}" "$3" >"$work/$1.result" 2>&1
 }
 run uefi-ffs2 uefi "$work/gpt.img"
 run bios-ffs1 bios "$work/mbr.img"
 run uefi-fallback-ffs2 uefi "$work/gpt-nokit.img"
+run bios-single bios "$work/single.img"
+run bios-root-second-disk bios "$work/esp-only.img" -- -drive "format=raw,file=$work/second.img"
+sha256sum -c <(sed "s|-\$|$work/second.img|" "$work/second.sha") >/dev/null 2>&1 ||
+	sed -i 's/disk=unchanged/disk=changed (the second disk)/' "$work/bios-root-second-disk.result"
 
 # ld.lld's symbols, for the fallback: its /dev/ksyms is this table.
 nsyms=$(readelf -SW "$R/bsd.lld" | sed -n 's/.* \.symtab *SYMTAB *[0-9a-f]* [0-9a-f]* \([0-9a-f]*\) .*/\1/p')
@@ -91,9 +105,11 @@ while read -r v _ n; do lld[$n]=0x${v#00000000}; done < <(nm -g "$R/bsd.lld")
 declare -A fp
 
 failed=0
-# check NAME KIND DUID: KIND relinked|fallback.
+# check NAME KIND DUID [DEV [ARGV]]: KIND relinked|fallback; the root on
+# DEV (sd0a), init's argv ARGV (/sbin/init).
 check() {
-	local name=$1 kind=$2 duid=$3 res log=$work/$1.judged want=() s line got x x7
+	local name=$1 kind=$2 duid=$3 dev=${4:-sd0a} argv=${5:-/sbin/init}
+	local res log=$work/$1.judged want=() s line got x x7
 	res=$(cat "$work/$name.result")
 	echo "# obsd-userland-$name: $res"
 	clean "$work/$name.log" >"$log"
@@ -106,7 +122,9 @@ check() {
 		failed=1; not_ok "obsd-userland-$name" "the boot changed the disk image"
 		return
 	fi
-	if line=$(grep -m1 -E 'panic|uvm_fault|ddb\{?[0-9]*\}?>|fallback failed|init: .*error' "$log"); then
+	# A trusted source seeded the stage (virtio-rng, RDRAND): the kernel
+	# must not say its seed is bad (RB_GOODRANDOM).
+	if line=$(grep -m1 -E 'panic|uvm_fault|ddb\{?[0-9]*\}?>|fallback failed|init: .*error|does not indicate good seed' "$log"); then
 		failed=1; not_ok "obsd-userland-$name" "$line"
 		return
 	fi
@@ -118,7 +136,7 @@ check() {
 		return
 	fi
 	# In this order, each on its own line.
-	want=("^root on sd0a \\($duid\\.a\\)" '^init: argv /sbin/init$' '^init: kern\.version OpenBSD 7\.3'
+	want=("^root on $dev \\($duid\\.a\\)" "^init: argv $argv\$" '^init: kern\.version OpenBSD 7\.3'
 	      "^init: ksyms [0-9]+ bytes, $nsyms symbols, fingerprint 0x[0-9a-f]+\$")
 	# Kernel text addresses; spelled out: mawk knows no {7}.
 	x='[0-9a-f]' x7=$x$x$x$x$x$x$x
@@ -152,6 +170,8 @@ check() {
 check uefi-ffs2 relinked "$duid_gpt"
 check bios-ffs1 relinked "$duid_mbr"
 check uefi-fallback-ffs2 fallback "$duid_gpt"
+check bios-single relinked "$duid_mbr" sd0a '/sbin/init -s'
+check bios-root-second-disk relinked "$duid_mbr" sd1a
 a=${fp[uefi-ffs2]:-} b=${fp[bios-ffs1]:-} c=${fp[uefi-fallback-ffs2]:-}
 echo "# obsd-userland fingerprints: relinked $a, $b; fallback $c"
 if [ -z "$a" ] || [ -z "$b" ] || [ -z "$c" ]; then

@@ -12,6 +12,8 @@ import zlib
 KIT_MAGIC = b"LINKKIT\x1a"
 HEADER = struct.Struct("<8sHHIQQ32s")  # struct lk_kit_header, 64 bytes
 LK_KIT_F_SIGNED = 1
+LK_KIT_F_SEGMENTS = 2  # segment index after the stream
+LK_KIT_F_PROV = 4      # provenance record after the stream and index
 TABLES_AT = 24  # six u32 fields, then struct lk_table {off, count} pairs
 SYMBOLS_TABLE, RELOCS_TABLE, STRTAB_TABLE = 5, 6, 11
 
@@ -53,8 +55,11 @@ def pack(fields, stream, size=None, zsize=None):
 
 
 def repack(kit, fields, payload):
-    """KIT with its payload replaced by PAYLOAD (recompressed, header and
-    SHA-256 recomputed, any trailer kept)."""
+    """KIT with its payload replaced by PAYLOAD (recompressed as one
+    stream, header and SHA-256 recomputed, any trailer kept). The segment
+    index and the provenance record described the old stream: dropped."""
     hsize, zsize = fields[2], fields[4]
     stream = zlib.compress(bytes(payload), 9)
+    fields = list(fields)
+    fields[3] &= ~(LK_KIT_F_SEGMENTS | LK_KIT_F_PROV)
     return pack(fields, stream, size=len(payload)) + kit[hsize + zsize:]
