@@ -22,6 +22,12 @@
 #define FFS_MAXFRAG 8u
 #define FFS_NDADDR 12u
 #define FFS_NIADDR 3u
+/* Directory blocks kept between lookups: a stage looks up every file of
+ * a 2,200-entry link directory, which without them reads that directory
+ * again for each file (70 MB through INT 13h for OpenBSD's GENERIC). */
+#define FFS_DCACHE 16u
+/* Inode sectors likewise: each lookup walks every component again. */
+#define FFS_ICACHE 16u
 #define FFS_ROOTINO 2u
 #define FFS_DIRBLK 512u
 #define FFS_DIRHDR 8u
@@ -84,6 +90,13 @@ struct ffs_inode {
 	lk_u8 shortlink[120]; /* di_db..di_ib raw: a fast symlink's target */
 };
 
+/* A directory block as dir_find last read it (n 0: empty). */
+struct ffs_dcache {
+	lk_u32 ino;
+	lk_u64 off, n;
+	lk_u8 *buf;
+};
+
 /* One cached indirect block per depth of the walk. */
 struct ffs_ind {
 	lk_u64 addr; /* 0: empty */
@@ -96,7 +109,11 @@ struct ffs {
 	lk_u32 nishift, psize, dsize, inoshift, ipg, ncg, maxsymlink;
 	lk_u64 fpg, fs_size, iblkno, cgoffset, cgmask, maxsize, inodes;
 	struct ffs_ind ind[FFS_NIADDR];
-	lk_u8 *dirbuf;
+	struct ffs_dcache dc[FFS_DCACHE];
+	lk_u32 dc_next;
+	lk_u64 isec_at[FFS_ICACHE]; /* partition sector + 1; 0: empty */
+	lk_u8 isec[FFS_ICACHE][SEC];
+	lk_u32 isec_next;
 	lk_size alloc_size;
 	const char *name; /* the path being looked up or read, for errors */
 	/* A pending contiguous read straight into the caller's buffer. */
@@ -392,9 +409,27 @@ static int check_inode(struct lk_fs *fs, const struct ffs_inode *ip)
 
 /* ino_to_fsba / ino_to_fsbo (fs.h), then the one sector holding it:
  * 128- and 256-byte dinodes never straddle a sector. */
+/* The sector holding an inode, cached (see FFS_ICACHE). */
+static const lk_u8 *inode_sector(struct lk_fs *fs, lk_u64 sector)
+{
+	struct ffs *p = fs->priv;
+	lk_u32 i;
+
+	for (i = 0; i < FFS_ICACHE; i++)
+		if (p->isec_at[i] == sector + 1)
+			return p->isec[i];
+	i = p->isec_next++ % FFS_ICACHE;
+	p->isec_at[i] = 0;
+	if (dev_read(fs, sector, 1, p->isec[i]))
+		return LK_NULL;
+	p->isec_at[i] = sector + 1;
+	return p->isec[i];
+}
+
 static int load_inode(struct lk_fs *fs, lk_u64 ino, struct ffs_inode *ip)
 {
 	struct ffs *p = fs->priv;
+	const lk_u8 *sec;
 	lk_u32 cg, rel, boff;
 	lk_u64 fsba;
 
@@ -410,11 +445,11 @@ static int load_inode(struct lk_fs *fs, lk_u64 ino, struct ffs_inode *ip)
 	       ((lk_u64)(rel >> p->inoshift) << p->fragshift);
 	boff = (rel & ((1u << p->inoshift) - 1)) * p->dsize;
 	if (check_addr(fs, fsba + (boff >> p->fshift), 1, "inode block") ||
-	    dev_read(fs, (fsba << p->dbshift) + boff / SEC, 1, p->sec))
+	    !(sec = inode_sector(fs, (fsba << p->dbshift) + boff / SEC)))
 		return -1;
 	lk_memset(ip, 0, sizeof(*ip));
 	ip->ino = (lk_u32)ino;
-	parse_inode(p, p->sec + boff % SEC, ip);
+	parse_inode(p, sec + boff % SEC, ip);
 	return check_inode(fs, ip);
 }
 
@@ -460,20 +495,46 @@ static int scan_chunk(struct lk_fs *fs, const struct ffs_inode *dir,
 	return 0;
 }
 
+/* n bytes of directory dir at off, from the cache or read into its
+ * oldest slot (the file system is read only: nothing goes stale). */
+static const lk_u8 *dir_block(struct lk_fs *fs, const struct ffs_inode *dir,
+			      lk_u64 off, lk_u64 n)
+{
+	struct ffs *p = fs->priv;
+	struct ffs_dcache *c;
+	lk_u32 i;
+
+	for (i = 0; i < FFS_DCACHE; i++) {
+		c = &p->dc[i];
+		if (c->n == n && c->ino == dir->ino && c->off == off)
+			return c->buf;
+	}
+	c = &p->dc[p->dc_next++ % FFS_DCACHE];
+	c->n = 0;
+	if (read_range(fs, dir, off, c->buf, n))
+		return LK_NULL;
+	c->ino = dir->ino;
+	c->off = off;
+	c->n = n;
+	return c->buf;
+}
+
 static int dir_find(struct lk_fs *fs, const struct ffs_inode *dir,
 		    lk_u32 nlen, lk_u32 *ino)
 {
 	struct ffs *p = fs->priv;
+	const lk_u8 *b;
 	lk_u64 off, n;
 	lk_u32 c;
 	int r;
 
 	for (off = 0; off < dir->size; off += n) {
 		n = dir->size - off < p->bsize ? dir->size - off : p->bsize;
-		if (read_range(fs, dir, off, p->dirbuf, n))
+		b = dir_block(fs, dir, off, n);
+		if (!b)
 			return -1;
 		for (c = 0; c < n; c += FFS_DIRBLK) {
-			r = scan_chunk(fs, dir, p->dirbuf + c, off + c, nlen, ino);
+			r = scan_chunk(fs, dir, b + c, off + c, nlen, ino);
 			if (r)
 				return r;
 		}
@@ -733,7 +794,8 @@ static int sb_try(struct lk_fs *fs, struct ffs *p, lk_u32 loc, lk_u8 *sb,
 
 static int ffs_alloc_bufs(struct lk_fs *fs, struct ffs *tmp)
 {
-	lk_size size = sizeof(*tmp) + (lk_size)tmp->bsize * 4;
+	lk_size size = sizeof(*tmp) +
+		       (lk_size)tmp->bsize * (FFS_NIADDR + FFS_DCACHE);
 	lk_u8 *m = fs->h->alloc(fs->h->ctx, size);
 	struct ffs *p;
 
@@ -749,7 +811,8 @@ static int ffs_alloc_bufs(struct lk_fs *fs, struct ffs *tmp)
 	m += sizeof(*p);
 	for (int i = 0; i < (int)FFS_NIADDR; i++, m += p->bsize)
 		p->ind[i].buf = m;
-	p->dirbuf = m;
+	for (int i = 0; i < (int)FFS_DCACHE; i++, m += p->bsize)
+		p->dc[i].buf = m;
 	fs->priv = p;
 	return 0;
 }
