@@ -30,7 +30,7 @@ limit=${BOOT_TIMEOUT:-240}
 names=(uefi-relinked bios-relinked uefi-fallback bios-fallback
        uefi-duid bios-duid uefi-fallback-duid bios-fallback-duid
        uefi-smp2 bios-smp2 uefi-smm uefi-secureboot uefi-pc bios-pc
-       bios-rootduid bios-rootbad)
+       bios-rootduid bios-rootbad uefi-rootbad)
 ovmf=/usr/share/OVMF
 sbdir=/usr/share/ovmf
 . "$(dirname "$0")/../qemu/lib.sh"
@@ -110,6 +110,7 @@ if [ -z "${REAL_RECHECK:-}" ]; then
 	cfg=$work/rootbad.cfg image "$work/rootbad.img"
 	run bios-rootduid bios "$work/rootduid.img" -- -drive "format=raw,file=$work/second.img" &
 	run bios-rootbad bios "$work/rootbad.img" &
+	run uefi-rootbad uefi "$work/rootbad.img" &
 	wait
 	sha256sum -c <(sed "s|-\$|$work/second.img|" "$work/second.sha") >/dev/null 2>&1 ||
 		echo "boot: the second disk changed" >"$work/bios-rootduid.result"
@@ -220,6 +221,7 @@ check bios-pc bios relinked "$prompt"
 check bios-rootduid bios relinked "^root on sd1a \($duid_mbr\.a\)"
 extra=('^relinkboot: warning: .*RELINK.CFG:[0-9]+: ignored bad value for .root.$')
 check bios-rootbad bios relinked "$prompt"
+check uefi-rootbad uefi relinked "$prompt"
 if [ "$failed" = 1 ] || [ -n "${REAL_RECHECK:-}" ]; then
 	echo "# logs kept in $work"
 else

@@ -24,7 +24,7 @@ boot=test/qemu/boot.sh
 mkimage=tools/mkimage.sh
 limit=${BOOT_TIMEOUT:-300}
 names=(label uefi-ffs2 bios-ffs1 uefi-fallback-ffs2 layouts bios-single
-       bios-root-second-disk)
+       bios-root-second-disk uefi-root-second-disk)
 syms=(main start_init uvm_init cpu_startup) # init.c's `wanted`
 . "$(dirname "$0")/../qemu/lib.sh"
 
@@ -58,6 +58,9 @@ cfg=$work/single.cfg image "$work/single.img" 1 --table mbr --openbsd-duid "$dui
 { cat test/obsd/relink.cfg; echo "root = $duid_mbr.a"; } >"$work/second.cfg"
 cfg=$work/second.cfg image "$work/esp-only.img" ''
 cp --sparse=always "$work/mbr.img" "$work/second.img"
+# Without a loader of its own, so that OVMF can only boot the first disk.
+"$mkimage" remove "$work/second.img" '\EFI\BOOT\BOOTX64.EFI' >/dev/null ||
+	setup_fail "cannot remove the second disk's loader"
 sha256sum <"$work/second.img" >"$work/second.sha"
 cp --sparse=always "$work/gpt.img" "$work/gpt-nokit.img"
 "$mkimage" remove "$work/gpt-nokit.img" '\RELINK\KERNEL.KIT' >/dev/null ||
@@ -96,6 +99,9 @@ run bios-single bios "$work/single.img"
 run bios-root-second-disk bios "$work/esp-only.img" -- -drive "format=raw,file=$work/second.img"
 sha256sum -c <(sed "s|-\$|$work/second.img|" "$work/second.sha") >/dev/null 2>&1 ||
 	sed -i 's/disk=unchanged/disk=changed (the second disk)/' "$work/bios-root-second-disk.result"
+run uefi-root-second-disk uefi "$work/esp-only.img" -- -drive "format=raw,file=$work/second.img"
+sha256sum -c <(sed "s|-\$|$work/second.img|" "$work/second.sha") >/dev/null 2>&1 ||
+	sed -i 's/disk=unchanged/disk=changed (the second disk)/' "$work/uefi-root-second-disk.result"
 
 # ld.lld's symbols, for the fallback: its /dev/ksyms is this table.
 nsyms=$(readelf -SW "$R/bsd.lld" | sed -n 's/.* \.symtab *SYMTAB *[0-9a-f]* [0-9a-f]* \([0-9a-f]*\) .*/\1/p')
@@ -172,6 +178,7 @@ check bios-ffs1 relinked "$duid_mbr"
 check uefi-fallback-ffs2 fallback "$duid_gpt"
 check bios-single relinked "$duid_mbr" sd0a '/sbin/init -s'
 check bios-root-second-disk relinked "$duid_mbr" sd1a
+check uefi-root-second-disk relinked "$duid_mbr" sd1a
 a=${fp[uefi-ffs2]:-} b=${fp[bios-ffs1]:-} c=${fp[uefi-fallback-ffs2]:-}
 echo "# obsd-userland fingerprints: relinked $a, $b; fallback $c"
 if [ -z "$a" ] || [ -z "$b" ] || [ -z "$c" ]; then
