@@ -23,6 +23,7 @@ include stand/rules.mk
 include tools/mkimage.mk
 include test/qemu/rules.mk
 include test/corpora/rules.mk
+include test/linux/rules.mk
 include test/obsd/rules.mk
 include test/obsd/lld-real.mk
 include test/obsd/userland.mk

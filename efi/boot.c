@@ -25,6 +25,10 @@ static const struct lk_boot_ops eb_ops = {
 	.alloc_big = eb_alloc_big,
 	.free_big = eb_free_big,
 	.alloc_kept = eb_alloc_kept,
+	.alloc_kept_below = eb_alloc_kept_below,
+	.alloc_kept_max = eb_alloc_kept_max,
+	.place_any = eb_place_any,
+	.console = eb_console,
 	.place = eb_place_kernel,
 	.settle = eb_settle_kernel,
 	.inflate = eb_inflate_kit,
@@ -58,6 +62,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	s->boot.ops = &eb_ops;
 	s->boot.stage = s;
 	s->boot.builtin_key = EB_BUILTIN_KEY;
+	s->boot.con_port = 0x3f8; /* the firmware's COM1, 115200 */
+	s->boot.con_speed = 115200;
 	eb_host_init(s);
 	st->BootServices->SetWatchdogTimer(0, 0, 0, LK_NULL);
 	if (eb_open_root(s))

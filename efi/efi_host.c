@@ -4,6 +4,7 @@
  * printed, so a failed boot prints exactly one `fallback:` line.
  */
 #include "efiboot.h"
+#include "../linkkit/uart.h"
 
 /* Console output: ASCII line to CHAR16, printable characters only. */
 void eb_print_line(struct lk_boot *b, const char *line)
@@ -22,6 +23,21 @@ void eb_print_line(struct lk_boot *b, const char *line)
 	w[o++] = '\n';
 	w[o] = 0;
 	s->st->ConOut->OutputString(s->st->ConOut, w);
+	for (i = 0; s->uart && i < o; i++)
+		lk_uart_putc(s->uart, (char)w[i]);
+}
+
+/*
+ * tty/stty: COM1 is the firmware's console on PC firmware (OVMF's
+ * serial terminal): its speed is set and ConOut keeps writing it. Any
+ * other port gets our own lines and is read for keys, at its speed.
+ */
+void eb_console(struct lk_boot *b, lk_u32 port, lk_u32 speed)
+{
+	struct eb_state *s = eb_of(b);
+
+	lk_uart_init(port, speed);
+	s->uart = port == 0x3f8 ? 0 : port;
 }
 
 struct eb_pool_hdr {
@@ -212,6 +228,18 @@ void eb_free_big(struct lk_boot *b, void *p, lk_u64 size)
 void *eb_alloc_kept(struct lk_boot *b, lk_u64 size)
 {
 	return eb_pages(eb_of(b), size, 0x100000000ull, 0);
+}
+
+void *eb_alloc_kept_below(struct lk_boot *b, lk_u64 size, lk_u64 limit)
+{
+	return eb_pages(eb_of(b), size, limit, 0);
+}
+
+void *eb_alloc_kept_max(struct lk_boot *b, lk_u64 size, lk_u64 max)
+{
+	lk_u64 limit = max + 1 < 0x100000000ull ? max + 1 : 0x100000000ull;
+
+	return eb_pages(eb_of(b), size, limit, 0);
 }
 
 void eb_release(struct lk_boot *b)

@@ -57,6 +57,9 @@ struct eb_state {
 	 * eb_mp_settle). */
 	EFI_EVENT mp_event;
 	int mp_event_done;
+	/* `tty` named a UART other than COM1 (where PC firmware keeps its
+	 * own serial console): lines and keys go there too; 0: none. */
+	lk_u32 uart;
 };
 
 static inline struct eb_state *eb_of(struct lk_boot *b)
@@ -76,6 +79,8 @@ const char *eb_status_str(EFI_STATUS st);
 void *eb_alloc_big(struct lk_boot *b, lk_u64 size, int secret);
 void eb_free_big(struct lk_boot *b, void *p, lk_u64 size);
 void *eb_alloc_kept(struct lk_boot *b, lk_u64 size);
+void eb_console(struct lk_boot *b, lk_u32 port, lk_u32 speed);
+void *eb_alloc_kept_below(struct lk_boot *b, lk_u64 size, lk_u64 limit);
 void eb_release(struct lk_boot *b);
 void eb_print_line(struct lk_boot *b, const char *line);
 /* Pages anywhere (max_addr 0) or below max_addr, or exactly at *addr
@@ -127,6 +132,12 @@ void eb_enter(struct lk_boot *b, const struct lk_kernel *k);
 void *eb_place_kernel(struct lk_boot *b, lk_u64 lo, lk_u64 hi);
 int eb_settle_kernel(struct lk_boot *b, struct lk_kernel *k, const void *hdr,
 		     lk_u64 hdr_size);
+/* place.c: the place_any hook (a relocatable Linux kernel: at pref, else
+ * the lowest aligned free fit below 4 GiB in the firmware's map). */
+void *eb_place_any(struct lk_boot *b, lk_u64 size, lk_u64 align, lk_u64 pref,
+		   lk_u64 *phys);
+/* efi_host.c: the alloc_kept_max hook (the initrd). */
+void *eb_alloc_kept_max(struct lk_boot *b, lk_u64 size, lk_u64 max);
 
 /* secureboot.c: reads SecureBoot/SetupMode, then applies the Secure Boot
  * policy to the parsed config (one line per refusal), against the

@@ -22,7 +22,8 @@ struct eb_tramp_args {
 	lk_u32 scrub_off;  /* 1: scrub with paging off (entries < 4 GiB) */
 	lk_u32 entry, info, magic;
 	lk_u32 copy_src, copy_dst, copy_len;
-	lk_u32 esp, pad; /* esp: kernel stack at entry, 0 = none (mb2) */
+	lk_u32 esp;  /* kernel stack at entry, 0 = none (mb2) */
+	lk_u32 mode; /* LK_ENTRY_*: LONG64 stays in long mode (Linux) */
 };
 _Static_assert(sizeof(struct eb_tramp_args) == 72, "trampoline args");
 extern struct eb_tramp_args eb_tramp_args;
@@ -199,13 +200,26 @@ static int eb_build_info(struct eb_state *s, const struct lk_kernel *k,
 	b->m.efi_map_size = (lk_u32)size;
 	b->m.efi_desc_size = (lk_u32)dsz;
 	b->m.efi_desc_ver = ver;
-	return lk_boot_build_info(&s->boot, k, &b->m, b->info, b->info_cap,
-				  &b->entry);
+	b->m.secure_boot = s->boot.secure_boot;
+	if (lk_boot_build_info(&s->boot, k, &b->m, b->info, b->info_cap,
+			       &b->entry))
+		return -1;
+	/* The trampoline leaves long mode only for the PM32 state. */
+	if (b->entry.mode == LK_ENTRY_LINUX32) {
+		eb_fail(s, "the UEFI stage has no 32-bit Linux entry");
+		return -1;
+	}
+	return 0;
 }
 
-/* Memory that is RAM the kernel may use and that we may zero. */
-static int eb_scrub_type(UINT32 type)
+/* Memory that is RAM the kernel may use and that we may zero. Linux
+ * (keep_bs) reserves boot-services memory until it has called
+ * SetVirtualAddressMap (efi_reserve_boot_services): not ours to zero. */
+static int eb_scrub_type(UINT32 type, int keep_bs)
 {
+	if (keep_bs && (type == EfiBootServicesCode ||
+			type == EfiBootServicesData))
+		return 0;
 	return type == EfiConventionalMemory || type == EfiBootServicesCode ||
 	       type == EfiBootServicesData || type == EfiLoaderCode;
 }
@@ -220,7 +234,7 @@ static int eb_scrub_type(UINT32 type)
  * runs with paging off, see trampoline.S).
  */
 static lk_u32 eb_scrub_list(const struct eb_info_bufs *b, int below4g,
-			    struct eb_scrub *out, lk_u32 cap)
+			    int keep_bs, struct eb_scrub *out, lk_u32 cap)
 {
 	lk_u32 n = 0;
 	UINTN off;
@@ -229,7 +243,7 @@ static lk_u32 eb_scrub_list(const struct eb_info_bufs *b, int below4g,
 		const EFI_MEMORY_DESCRIPTOR *d =
 			(const void *)((const lk_u8 *)b->map + off);
 		lk_u64 a = d->PhysicalStart, e = a + (d->NumberOfPages << 12);
-		if (!eb_scrub_type(d->Type))
+		if (!eb_scrub_type(d->Type, keep_bs))
 			continue;
 		a = a < 0x1000 ? 0x1000 : a;
 		if (below4g && e > EB_4G)
@@ -268,7 +282,10 @@ static lk_u64 eb_identity_map(struct eb_state *s, struct eb_info_bufs *b)
 		const EFI_MEMORY_DESCRIPTOR *d =
 			(const void *)((const lk_u8 *)b->map + off);
 		lk_u64 e = d->PhysicalStart + (d->NumberOfPages << 12);
-		if (eb_scrub_type(d->Type) && e > top)
+		/* Loader data too: a Linux kernel enters on this map, its
+		 * image, zero page and initrd must be mapped. */
+		if ((eb_scrub_type(d->Type, 0) || d->Type == EfiLoaderData) &&
+		    e > top)
 			top = e;
 	}
 	ngib = (lk_u32)((top + (1ull << 30) - 1) >> 30);
@@ -355,6 +372,7 @@ static void eb_jump(struct eb_state *s, lk_u8 *tramp,
 {
 	struct eb_tramp_args *ta;
 	void (*jump)(lk_u8 *base);
+	int long64;
 
 	ta = (struct eb_tramp_args *)(tramp + ((const lk_u8 *)&eb_tramp_args -
 					       eb_tramp_start));
@@ -364,14 +382,20 @@ static void eb_jump(struct eb_state *s, lk_u8 *tramp,
 	ta->info = b->entry.info;
 	ta->magic = b->entry.magic;
 	ta->esp = b->entry.esp;
+	ta->mode = b->entry.mode;
 	ta->copy_src = (lk_u32)s->copy_src;
 	ta->copy_dst = (lk_u32)s->copy_dst;
 	ta->copy_len = (lk_u32)s->copy_len;
 	/* The mb2 entries were copied into the info: reuse their space. */
 	ta->cr3 = cr3;
-	ta->scrub_off = cr3 == 0;
+	/* A 64-bit entry scrubs in long mode on whichever tables are
+	 * loaded (the firmware's live in boot-services memory, kept). */
+	long64 = b->entry.mode == LK_ENTRY_LONG64;
+	ta->scrub_off = cr3 == 0 && !long64;
 	ta->scrub_list = (lk_u64)(lk_uptr)b->ents;
-	ta->scrub_count = eb_scrub_list(b, cr3 == 0, (struct eb_scrub *)b->ents,
+	ta->scrub_count = eb_scrub_list(b, ta->scrub_off,
+					b->entry.mode != LK_ENTRY_PM32,
+					(struct eb_scrub *)b->ents,
 					b->ents_cap * 3 / 2);
 	jump = (void (*)(lk_u8 *))(lk_uptr)tramp;
 	jump(tramp);

@@ -329,3 +329,65 @@ refuse:
 		pl->lo, pl->hi, eb_status_str(pl->status), sc.why, why);
 	return -1;
 }
+
+/* [a, a + size) inside one conventional descriptor of the map, a the
+ * lowest align-aligned address there at or above 1 MiB, below 4 GiB. */
+static int eb_fit(const EFI_MEMORY_DESCRIPTOR *d, lk_u64 size, lk_u64 align,
+		  lk_u64 *a)
+{
+	lk_u64 lo = d->PhysicalStart, hi = lo + (d->NumberOfPages << 12);
+
+	if (d->Type != EfiConventionalMemory)
+		return 0;
+	lo = lo < 0x100000 ? 0x100000 : lo;
+	hi = hi > EB_4G ? EB_4G : hi;
+	lo = (lo + align - 1) & ~(align - 1);
+	if (lo >= hi || hi - lo < size)
+		return 0;
+	*a = lo;
+	return 1;
+}
+
+static void *eb_take_kernel(struct eb_state *s, lk_u64 a, lk_u64 size)
+{
+	EFI_STATUS st;
+	void *p = eb_pages_at(s, a, size, 0, &st);
+
+	if (p)
+		s->regions[s->nregions - 1].kernel = 1;
+	return p;
+}
+
+/*
+ * A relocatable kernel (Linux) at pref when that is free conventional
+ * memory, else at the lowest aligned fit in the firmware's map: the
+ * kernel is at its final address before ExitBootServices, nothing is
+ * staged, nothing copied over memory the firmware still owns.
+ */
+void *eb_place_any(struct lk_boot *b, lk_u64 size, lk_u64 align, lk_u64 pref,
+		   lk_u64 *phys)
+{
+	struct eb_state *s = eb_of(b);
+	UINTN msize, dsz, off;
+	lk_size mcap = 0;
+	lk_u8 *map;
+	void *p = LK_NULL;
+
+	lk_memset(&s->place, 0, sizeof(s->place));
+	align = align < 4096 ? 4096 : align;
+	if (pref && !(pref & (align - 1)) && pref < EB_4G &&
+	    size <= EB_4G - pref && (p = eb_take_kernel(s, pref, size))) {
+		*phys = pref;
+		return p;
+	}
+	map = eb_get_map(s, &msize, &dsz, &mcap);
+	for (off = 0; map && !p && off + dsz <= msize; off += dsz)
+		if (eb_fit((const void *)(map + off), size, align, phys))
+			p = eb_take_kernel(s, *phys, size);
+	if (map)
+		s->boot.host.free(s->boot.host.ctx, map, mcap);
+	if (!p)
+		eb_fail(s, "no free memory for the kernel's %llu bytes aligned "
+			   "to 0x%llx below 4 GiB", size, align);
+	return p;
+}

@@ -1,12 +1,16 @@
 /* Console input and delays for the shared boot prompt. */
 #include "efiboot.h"
+#include "../linkkit/uart.h"
 
 /* The first key waiting on ConIn, or 0. */
 int eb_poll_key(struct lk_boot *b)
 {
 	SIMPLE_INPUT_INTERFACE *in = eb_of(b)->st->ConIn;
 	EFI_INPUT_KEY key;
+	int c = eb_of(b)->uart ? lk_uart_getc(eb_of(b)->uart) : 0;
 
+	if (c)
+		return c;
 	if (!in || in->ReadKeyStroke(in, &key) != EFI_SUCCESS)
 		return 0;
 	return key.UnicodeChar ? key.UnicodeChar : 0xffff;
@@ -32,6 +36,8 @@ void eb_put(struct lk_boot *b, const char *str)
 			 : '?';
 	w[o] = 0;
 	s->st->ConOut->OutputString(s->st->ConOut, w);
+	for (o = 0; s->uart && w[o]; o++)
+		lk_uart_putc(s->uart, (char)w[o]);
 }
 
 /* `machine memory`: the firmware's map, one line per descriptor. */

@@ -106,7 +106,7 @@ static void test_bad_lines(void)
 	static const struct bad_case cases[] = {
 		{ "config_unknown_key", "colour = blue\n", "colour" },
 		{ "config_no_equals", "just words\n", "without '='" },
-		{ "config_bad_protocol", "protocol = linux\n", "protocol" },
+		{ "config_bad_protocol", "protocol = netbsd\n", "protocol" },
 		{ "config_verbose_range", "verbose = 3\n", "verbose" },
 		{ "config_timeout_overflow", "timeout = 99999999999\n",
 		  "timeout" },

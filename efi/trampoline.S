@@ -62,11 +62,13 @@ eb_tramp_start:
 	andq	$~(1 << 17), %rax
 	movq	%rax, %cr4
 
+	/* Without our tables (cr3 0) a 32-bit entry scrubs after paging is
+	 * off (scrub_off); a 64-bit one scrubs here on the firmware's. */
 	movq	arg_cr3(%rip), %rax
 	testq	%rax, %rax
-	jz	2f
+	jz	6f
 	movq	%rax, %cr3
-	cmpl	$0, arg_scrub_off(%rip)
+6:	cmpl	$0, arg_scrub_off(%rip)
 	jne	2f
 	movq	arg_scrub_list(%rip), %rsi
 	movl	arg_scrub_count(%rip), %edx
@@ -81,10 +83,47 @@ eb_tramp_start:
 	decl	%edx
 	jmp	1b
 2:
+	cmpl	$2, arg_mode(%rip)	/* LK_ENTRY_LONG64 */
+	je	long64
 	leaq	compat32(%rip), %rax
 	pushq	$0x08
 	pushq	%rax
 	lretq
+
+	/* Linux's 64-bit boot protocol (boot.rst): long mode on an identity
+	 * map, __BOOT_CS 0x10 (64-bit code) and __BOOT_DS 0x18 in the GDT
+	 * and loaded, interrupts off, RSI = boot_params. The kernel is at
+	 * its final address already (no staged copy: place_any). */
+long64:
+	leaq	gdt64(%rip), %rax
+	movq	%rax, gdtr64_base(%rip)
+	lgdt	gdtr64(%rip)
+	leaq	7f(%rip), %rax
+	pushq	$0x10
+	pushq	%rax
+	lretq
+7:	movl	$0x18, %eax
+	movl	%eax, %ds
+	movl	%eax, %es
+	movl	%eax, %ss
+	movl	%eax, %fs
+	movl	%eax, %gs
+	movl	arg_copy_len(%rip), %ecx
+	movl	arg_copy_src(%rip), %esi
+	movl	arg_copy_dst(%rip), %edi
+	rep movsb
+	movl	arg_copy_len(%rip), %ecx
+	movl	arg_copy_src(%rip), %edi
+	xorl	%eax, %eax
+	rep stosb
+	movl	arg_entry(%rip), %eax
+	movl	arg_info(%rip), %esi
+	xorl	%ebx, %ebx
+	xorl	%ecx, %ecx
+	xorl	%edx, %edx
+	xorl	%edi, %edi
+	xorl	%ebp, %ebp
+	jmp	*%rax
 
 	.code32
 compat32:
@@ -169,6 +208,20 @@ gdtr_base:
 	.quad	0
 
 	.balign 16
+gdt64:
+	.quad	0
+	.quad	0
+	.quad	0x00af9a000000ffff	/* 0x10: __BOOT_CS, 64-bit code */
+	.quad	0x00cf92000000ffff	/* 0x18: __BOOT_DS, flat data */
+gdt64_end:
+	.balign 16
+	.word	0, 0, 0
+gdtr64:
+	.word	gdt64_end - gdt64 - 1
+gdtr64_base:
+	.quad	0
+
+	.balign 16
 eb_tramp_args:		/* struct eb_tramp_args in handoff.c */
 arg_wipe_lo:	.quad	0
 arg_wipe_len:	.quad	0
@@ -183,7 +236,7 @@ arg_copy_src:	.long	0
 arg_copy_dst:	.long	0
 arg_copy_len:	.long	0
 arg_esp:	.long	0
-arg_pad:	.long	0
+arg_mode:	.long	0
 
 	.balign 16
 tramp_stack:

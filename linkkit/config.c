@@ -241,6 +241,8 @@ static int lk_cfg_apply(struct lk_config *c, struct lk_cfg_str k,
 		return lk_cfg_set_path(c->fallback, sizeof(c->fallback), v);
 	if (lk_cfg_eq(k, "seed_file"))
 		return lk_cfg_set_path(c->seed_file, sizeof(c->seed_file), v);
+	if (lk_cfg_eq(k, "initrd"))
+		return lk_cfg_set_path(c->initrd, sizeof(c->initrd), v);
 	if (lk_cfg_eq(k, "cmdline"))
 		return lk_cfg_set_string(c->cmdline, sizeof(c->cmdline), v);
 	if (lk_cfg_eq(k, "protocol"))

@@ -28,6 +28,7 @@ struct lk_config {
 	char kit[LK_CFG_PATH_MAX];       /* default \RELINK\KERNEL.KIT */
 	char fallback[LK_CFG_PATH_MAX];  /* default \RELINK\FALLBACK.ELF */
 	char seed_file[LK_CFG_PATH_MAX]; /* "" = none (default) */
+	char initrd[LK_CFG_PATH_MAX];    /* Linux: "" = none (default) */
 	char cmdline[LK_CFG_CMDLINE_MAX]; /* default "" */
 	lk_u32 protocol;  /* enum lk_protocol of the fallback; default MB2 */
 	lk_u32 timeout;   /* seconds; default 0 */

@@ -36,4 +36,8 @@ lk_u64 lk_cpu_rdtsc(void);
  * lk_cpu_probe, asked here even under ASAN: entropy is not a fast path). */
 lk_size lk_cpu_random(int seed, void *buf, lk_size len);
 
+/* CPUID 0's vendor string ("GenuineIntel", ...; "" off x86) and CPUID
+ * 1's EAX, the processor signature (0 where leaf 1 is missing). */
+void lk_cpu_signature(char vendor[13], lk_u32 *sig);
+
 #endif

@@ -111,7 +111,32 @@ lk_size lk_cpu_random(int seed, void *buf, lk_size len)
 	return done;
 }
 
+void lk_cpu_signature(char vendor[13], lk_u32 *sig)
+{
+	lk_u32 r[4], i;
+
+	lk_cpuid(0, r);
+	/* EBX, EDX, ECX: "Genu" "ineI" "ntel". */
+	for (i = 0; i < 4; i++) {
+		vendor[i] = (char)(r[1] >> (8 * i));
+		vendor[4 + i] = (char)(r[3] >> (8 * i));
+		vendor[8 + i] = (char)(r[2] >> (8 * i));
+	}
+	vendor[12] = 0;
+	*sig = 0;
+	if (r[0] >= 1) {
+		lk_cpuid(1, r);
+		*sig = r[0];
+	}
+}
+
 #else
+
+void lk_cpu_signature(char vendor[13], lk_u32 *sig)
+{
+	vendor[0] = 0;
+	*sig = 0;
+}
 
 lk_u32 lk_cpu_probe(void)
 {

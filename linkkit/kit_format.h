@@ -115,6 +115,7 @@ enum lk_protocol {
 	LK_PROTO_NONE = 0,       /* plain ELF entry, no handoff info */
 	LK_PROTO_MULTIBOOT2 = 1, /* i386 state, EAX magic, EBX info */
 	LK_PROTO_OPENBSD = 2,    /* OpenBSD amd64 boot(8) stack args */
+	LK_PROTO_LINUX = 3,      /* Linux x86-64 boot_params, 64/32-bit entry */
 };
 
 struct lk_payload_header {

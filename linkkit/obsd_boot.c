@@ -156,6 +156,16 @@ void lk_obsd_bootduid(struct lk_obsd *o, const lk_u8 *duid)
 		lk_memcpy(p, duid, 8);
 }
 
+void lk_obsd_ucode(struct lk_obsd *o, lk_u64 addr, lk_u64 size)
+{
+	lk_u8 *p = lk_obsd_record(o, LK_OBSD_BOOTARG_UCODE, 16);
+
+	if (p) {
+		lk_memcpy(p, &addr, 8);
+		lk_memcpy(p + 8, &size, 8);
+	}
+}
+
 lk_u32 lk_obsd_dev_type(lk_u32 d_type)
 {
 	return d_type == 4 /* DTYPE_SCSI */ ? LK_OBSD_DEV_SD : LK_OBSD_DEV_WD;

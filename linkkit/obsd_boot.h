@@ -23,6 +23,7 @@
 #define LK_OBSD_BOOTARG_CONSDEV 5
 #define LK_OBSD_BOOTARG_BOOTDUID 9
 #define LK_OBSD_BOOTARG_EFIINFO 11
+#define LK_OBSD_BOOTARG_UCODE 12
 #define LK_OBSD_BOOTARG_END (-1)
 /* bootdev magic (B_DEVMAGIC) with type wd, unit 0, partition a. */
 #define LK_OBSD_BOOTDEV_WD0A 0xa0000000u
@@ -110,6 +111,9 @@ void lk_obsd_args_fill(struct lk_obsd_args *a, const struct lk_obsd *o,
 #define LK_OBSD_DEV_WD 0u
 #define LK_OBSD_DEV_FD 2u
 #define LK_OBSD_DEV_SD 4u
+/* BOOTARG_UCODE: CPU microcode at physical addr, size bytes
+ * (bios_ucode_t: two packed u64). */
+void lk_obsd_ucode(struct lk_obsd *o, lk_u64 addr, lk_u64 size);
 /* BOOTARG_BOOTDUID: the boot disk's 8-byte disklabel DUID (d_uid). */
 void lk_obsd_bootduid(struct lk_obsd *o, const lk_u8 *duid);
 /* The loaders' guess of a labelled disk's driver from d_type: SCSI is

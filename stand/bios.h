@@ -20,6 +20,12 @@ void bios_call(int intno, struct bios_regs *r);
 __attribute__((noreturn)) void stand_enter(lk_u32 entry, lk_u32 info,
 					   lk_u32 magic, lk_u32 wipe_lo,
 					   lk_u32 wipe_len, lk_u32 kernel_esp);
+/* The same wipe, then Linux's entry (boot.rst): GDT __BOOT_CS 0x10,
+ * __BOOT_DS 0x18, ESI/RSI = info; mode LK_ENTRY_LINUX32 in protected
+ * mode, LK_ENTRY_LONG64 in long mode on the page tables at cr3. */
+__attribute__((noreturn)) void stand_enter_linux(lk_u32 entry, lk_u32 info,
+						 lk_u32 mode, lk_u32 wipe_lo,
+						 lk_u32 wipe_len, lk_u32 cr3);
 
 /* E820 entries as read by start.S before leaving real mode. */
 struct e820_entry {
@@ -45,6 +51,8 @@ extern char _start[], _stage_end[];
 
 /* bios_cons.c: COM1 115200 8N1 and VGA text. */
 void cons_init(void);
+/* Moves the console's serial side to the UART at port, speed baud. */
+void cons_set_uart(lk_u32 port, lk_u32 speed);
 void cons_puts(const char *s);
 /* A byte waiting on COM1 (0xff for NUL), or 0 when none waits. */
 int cons_getc(void);

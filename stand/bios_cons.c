@@ -1,5 +1,7 @@
-/* Console of the BIOS stage: COM1 (115200 8N1) and the VGA text screen. */
+/* Console of the BIOS stage: a UART (COM1 at 115200 8N1 until `tty` or
+ * `stty` say otherwise) and the VGA text screen. */
 #include "bios.h"
+#include "../linkkit/uart.h"
 
 #define COM1 0x3f8
 #define VGA ((volatile lk_u16 *)0xb8000)
@@ -8,28 +10,17 @@
 #define VGA_ATTR 0x0700
 
 static int vga_row, vga_col;
+static lk_u32 com = COM1;
 
-static inline void outb(lk_u16 port, lk_u8 v)
+void cons_set_uart(lk_u32 port, lk_u32 speed)
 {
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline lk_u8 inb(lk_u16 port)
-{
-	lk_u8 v;
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
+	com = port;
+	lk_uart_init(com, speed);
 }
 
 void cons_init(void)
 {
-	outb(COM1 + 1, 0x00); /* no interrupts: we poll */
-	outb(COM1 + 3, 0x80); /* DLAB to set the divisor */
-	outb(COM1 + 0, 0x01); /* 115200 baud */
-	outb(COM1 + 1, 0x00);
-	outb(COM1 + 3, 0x03); /* 8N1 */
-	outb(COM1 + 2, 0xc7); /* FIFO on, cleared */
-	outb(COM1 + 4, 0x03);
+	lk_uart_init(COM1, 115200);
 	vga_row = VGA_ROWS - 1; /* below whatever the BIOS printed */
 	vga_col = 0;
 	/* The BIOS may leave its last line open ("Booting from Hard Disk...");
@@ -39,10 +30,7 @@ void cons_init(void)
 
 static void serial_putc(char c)
 {
-	/* Bounded: a missing UART reads 0xff, a stuck one must not hang us. */
-	for (lk_u32 i = 0; i < 100000 && !(inb(COM1 + 5) & 0x20); i++)
-		;
-	outb(COM1, (lk_u8)c);
+	lk_uart_putc(com, c);
 }
 
 static void vga_scroll(void)
@@ -77,13 +65,7 @@ void cons_puts(const char *s)
 	}
 }
 
-/* A byte waiting on COM1, or 0. A missing UART reads 0xff everywhere. */
 int cons_getc(void)
 {
-	lk_u8 lsr = inb(COM1 + 5), c;
-
-	if (lsr == 0xff || !(lsr & 0x01))
-		return 0;
-	c = inb(COM1);
-	return c ? c : 0xff;
+	return lk_uart_getc(com);
 }

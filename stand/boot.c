@@ -64,12 +64,22 @@ static void stand_reboot(struct lk_boot *b)
 	stand_halt("reset failed");
 }
 
+static void stand_console(struct lk_boot *b, lk_u32 port, lk_u32 speed)
+{
+	(void)b;
+	cons_set_uart(port, speed);
+}
+
 static const struct lk_boot_ops stand_ops = {
 	.read_file = stand_read_file,
 	.alloc_big = stand_alloc_big,
 	.free_big = stand_free_big,
 	.alloc_kept = stand_alloc_kept,
+	.alloc_kept_below = stand_alloc_kept_below,
+	.console = stand_console,
 	.place = stand_place,
+	.place_any = stand_place_any,
+	.alloc_kept_max = stand_alloc_kept_max,
 	.settle = stand_settle,
 	.print = stand_print_line,
 	.poll_key = stand_poll_key,
@@ -104,6 +114,8 @@ void stand_main(lk_u32 drive)
 	s->boot.ops = &stand_ops;
 	s->boot.stage = s;
 	s->boot.builtin_key = BUILTIN_KEY;
+	s->boot.con_port = 0x3f8; /* cons_init's COM1 at 115200 */
+	s->boot.con_speed = 115200;
 	stand_host_init(s);
 	if (mem_top_region(&lo, &hi))
 		stand_halt("no usable RAM above 1 MiB in the E820 map");

@@ -57,6 +57,18 @@ void *stand_alloc_kept(struct lk_boot *b, lk_u64 size)
 	return heap_alloc(&stand_of(b)->heap, (lk_size)size);
 }
 
+/* Low kept memory (microcode), at 1 MiB as biosboot puts it: above
+ * the stage and the BIOS, below where kernels are linked. */
+void *stand_alloc_kept_below(struct lk_boot *b, lk_u64 size, lk_u64 limit)
+{
+	lk_u64 lo = ONE_MB, hi = ONE_MB + size;
+
+	if (size == 0 || hi > limit || !mem_is_usable(lo, hi) ||
+	    heap_reserve(&stand_of(b)->heap, lo, hi))
+		return LK_NULL;
+	return (void *)(lk_uptr)lo;
+}
+
 static lk_u32 mb2_type(lk_u32 e820_type)
 {
 	return e820_type >= 1 && e820_type <= 5 ? e820_type
@@ -140,6 +152,100 @@ static void stand_machine(struct stand *s, const struct lk_kernel *k,
 	}
 }
 
+/*
+ * Linux's 64-bit entry needs paging on with everything it is given
+ * identity-mapped: the first 4 GiB (the stage keeps all of it there)
+ * with 2 MiB pages, PML4 + PDPT + 4 page directories, in heap memory
+ * the kernel leaves alone until it runs on its own tables.
+ */
+static lk_u32 identity_4g(struct stand *s)
+{
+	lk_u8 *raw = heap_alloc(&s->heap, 7 * 4096);
+	lk_u64 *t;
+	lk_u32 i, j;
+
+	if (!raw)
+		return 0;
+	t = (lk_u64 *)(((lk_uptr)raw + 4095) & ~(lk_uptr)4095);
+	lk_memset(t, 0, 6 * 4096);
+	t[0] = (lk_u64)(lk_uptr)(t + 512) | 3; /* present, writable */
+	for (i = 0; i < 4; i++) {
+		lk_u64 *pd = t + 1024 + i * 512;
+		t[512 + i] = (lk_u64)(lk_uptr)pd | 3;
+		for (j = 0; j < 512; j++)
+			pd[j] = ((lk_u64)i << 30 | (lk_u64)j << 21) | 0x83;
+	}
+	return (lk_u32)(lk_uptr)t;
+}
+
+/* [a, a + size) is E820 RAM above 1 MiB ending at or below limit, not
+ * the placed kernel, not handed out by the heap (kept from it now). */
+static int stand_take(struct stand *s, lk_u64 a, lk_u64 size, lk_u64 align,
+		      lk_u64 limit)
+{
+	if (a < ONE_MB || a >= limit || size > limit - a || (a & (align - 1)) ||
+	    (a < s->kern_hi && s->kern_lo < a + size) ||
+	    !mem_is_usable(a, a + size) ||
+	    heap_reserve(&s->heap, a, a + size) != 0)
+		return 0;
+	return 1;
+}
+
+/* try first, else the lowest aligned start of an E820 RAM entry (the
+ * heap grows down from the top of the highest one). */
+static lk_u64 stand_find(struct stand *s, lk_u64 size, lk_u64 align,
+			 lk_u64 try, lk_u64 limit)
+{
+	lk_u64 a = try;
+	lk_u32 i = 0;
+
+	for (;;) {
+		if (stand_take(s, a, size, align, limit))
+			return a;
+		while (i < e820_count && (!e820_valid(&e820_map[i]) ||
+					  e820_map[i].type != 1))
+			i++;
+		if (i == e820_count)
+			return 0;
+		a = (e820_map[i++].addr + align - 1) & ~(align - 1);
+		a = a < ONE_MB ? (ONE_MB + align - 1) & ~(align - 1) : a;
+	}
+}
+
+/* A relocatable kernel (Linux) at pref, else the lowest fit. */
+void *stand_place_any(struct lk_boot *b, lk_u64 size, lk_u64 align,
+		      lk_u64 pref, lk_u64 *phys)
+{
+	struct stand *s = stand_of(b);
+	lk_u64 a;
+
+	align = align < 4096 ? 4096 : align;
+	a = stand_find(s, size, align, pref, FOUR_GB);
+	if (!a) {
+		lk_log(&b->host, LK_LOG_ERROR, "no E820 RAM for the kernel's "
+		       "%llu bytes aligned to 0x%llx", (unsigned long long)size,
+		       (unsigned long long)align);
+		return LK_NULL;
+	}
+	s->kern_lo = a;
+	s->kern_hi = a + size;
+	*phys = a;
+	return (void *)(lk_uptr)a;
+}
+
+/* The initrd: from the heap when that is below max (the usual case),
+ * else the lowest E820 fit beside the kernel. */
+void *stand_alloc_kept_max(struct lk_boot *b, lk_u64 size, lk_u64 max)
+{
+	struct stand *s = stand_of(b);
+	lk_u8 *p = stand_alloc_kept(b, size);
+	lk_u64 limit = max < FOUR_GB - 1 ? max + 1 : FOUR_GB;
+
+	if (p && (lk_u64)(lk_uptr)p + size <= limit)
+		return p;
+	return (void *)(lk_uptr)stand_find(s, size, 4096, 0, limit);
+}
+
 void stand_enter_kernel(struct lk_boot *b, const struct lk_kernel *k)
 {
 	struct stand *s = stand_of(b);
@@ -147,6 +253,7 @@ void stand_enter_kernel(struct lk_boot *b, const struct lk_kernel *k)
 	struct lk_machine m;
 	struct lk_entry e;
 	void *info;
+	lk_u32 cr3 = 0;
 
 	/* Kept for the kernel: from the heap itself, not host.alloc. */
 	map = heap_alloc(&s->heap, sizeof(*map) * (e820_count + 1));
@@ -159,10 +266,18 @@ void stand_enter_kernel(struct lk_boot *b, const struct lk_kernel *k)
 	stand_machine(s, k, map, &m);
 	if (lk_boot_build_info(b, k, &m, info, INFO_CAP, &e))
 		return;
+	if (e.mode == LK_ENTRY_LONG64 && !(cr3 = identity_4g(s))) {
+		lk_log(&b->host, LK_LOG_ERROR, "no memory for page tables");
+		return;
+	}
 	/* Secrets left: the config (debug seed) and the FAT buffers. */
 	lk_fs_unmount(&s->fs);
 	lk_config_wipe(&b->cfg);
 	disk_wipe_bounce();
+	if (e.mode != LK_ENTRY_PM32)
+		stand_enter_linux(e.entry, e.info, e.mode,
+				  (lk_u32)(lk_uptr)_start,
+				  (lk_u32)(_stage_end - _start), cr3);
 	stand_enter(e.entry, e.info, e.magic, (lk_u32)(lk_uptr)_start,
 		    (lk_u32)(_stage_end - _start), e.esp);
 }

@@ -25,6 +25,7 @@ struct stand {
 	struct lk_boot boot; /* the shared sequence; boot.stage is this */
 	struct heap heap;
 	struct lk_fs fs; /* the ESP */
+	lk_u64 kern_lo, kern_hi; /* a Linux kernel placed by place_any */
 };
 
 static inline struct stand *stand_of(struct lk_boot *b)
@@ -53,6 +54,10 @@ void *stand_place(struct lk_boot *b, lk_u64 lo, lk_u64 hi);
 int stand_settle(struct lk_boot *b, struct lk_kernel *k, const void *hdr,
 		 lk_u64 hdr_size);
 void *stand_alloc_kept(struct lk_boot *b, lk_u64 size);
+void *stand_alloc_kept_below(struct lk_boot *b, lk_u64 size, lk_u64 limit);
 void stand_enter_kernel(struct lk_boot *b, const struct lk_kernel *k);
+void *stand_place_any(struct lk_boot *b, lk_u64 size, lk_u64 align,
+		      lk_u64 pref, lk_u64 *phys);
+void *stand_alloc_kept_max(struct lk_boot *b, lk_u64 size, lk_u64 max);
 
 #endif

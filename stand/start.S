@@ -311,6 +311,105 @@ enter_stub:
 	jmp	*%edx
 enter_stub_end:
 
+/*
+ * void stand_enter_linux(u32 entry, u32 info, u32 mode, u32 wipe_lo,
+ *                        u32 wipe_len, u32 cr3)
+ * Linux's entry (Documentation/x86/boot.rst) after the same wipe as
+ * stand_enter: a GDT with __BOOT_CS 0x10 and __BOOT_DS 0x18 (0x08 stays
+ * the stage's 32-bit code, which the stub runs in), DS/ES/SS = 0x18,
+ * interrupts off, ESI = info, EBX = EBP = EDI = 0. LK_ENTRY_LINUX32 (1):
+ * 0x10 is 32-bit code, paging off (a bzImage's code32_start). LK_ENTRY_
+ * LONG64 (2): 0x10 is 64-bit code; PAE, CR3 = cr3 (the caller's identity
+ * map of 4 GiB), EFER.LME and CR0.PG, then RSI = info (a vmlinux's
+ * startup_64). Mode, CR3 and the far pointer wait at ENTER_GDT + 0x48..
+ * 0x55, outside the wiped ranges.
+ */
+	.globl	stand_enter_linux
+stand_enter_linux:
+	cli
+	movl	$linux_stub, %esi
+	movl	$ENTER_STUB, %edi
+	movl	$(linux_stub_end - linux_stub), %ecx
+	rep movsb
+	movl	$linux_gdt, %esi
+	movl	$ENTER_GDT, %edi
+	movl	$(linux_gdt_end - linux_gdt), %ecx
+	rep movsb
+	cmpl	$2, 12(%esp)
+	jne	1f
+	movl	$0x0000ffff, ENTER_GDT + 0x10	/* 0x10: 64-bit code */
+	movl	$0x00af9a00, ENTER_GDT + 0x14
+1:	movw	$(linux_gdt_end - linux_gdt - 1), ENTER_GDT + 0x40
+	movl	$ENTER_GDT, ENTER_GDT + 0x42
+	lgdtl	ENTER_GDT + 0x40
+	movl	12(%esp), %eax
+	movl	%eax, ENTER_GDT + 0x48	/* mode */
+	movl	24(%esp), %eax
+	movl	%eax, ENTER_GDT + 0x4c	/* cr3 */
+	movl	4(%esp), %edx
+	movl	%edx, ENTER_GDT + 0x50	/* far pointer: entry, 0x10 */
+	movw	$0x10, ENTER_GDT + 0x54
+	movl	8(%esp), %ebx
+	movl	16(%esp), %ebp
+	movl	20(%esp), %eax
+	movl	%eax, %esp		/* wipe length, no stack from here on */
+	movl	$ENTER_STUB, %eax
+	jmp	*%eax
+
+linux_stub:
+	cld
+	xorl	%eax, %eax
+	movl	$0x1000, %edi
+	movl	$(ENTER_STUB - 0x1000), %ecx
+	rep stosb
+	movl	%ebp, %edi
+	movl	%esp, %ecx
+	rep stosb
+	movl	$0x18, %eax
+	movl	%eax, %ds
+	movl	%eax, %es
+	movl	%eax, %fs
+	movl	%eax, %gs
+	movl	%eax, %ss
+	movl	%ebx, %esi
+	xorl	%ebx, %ebx
+	xorl	%ebp, %ebp
+	xorl	%edi, %edi
+	cmpl	$2, ENTER_GDT + 0x48
+	je	2f
+	xorl	%eax, %eax
+	xorl	%ecx, %ecx
+	ljmpl	*(ENTER_GDT + 0x50)
+2:	movl	%cr4, %eax
+	orl	$0x20, %eax		/* PAE */
+	movl	%eax, %cr4
+	movl	ENTER_GDT + 0x4c, %eax
+	movl	%eax, %cr3
+	movl	$0xc0000080, %ecx	/* IA32_EFER */
+	rdmsr
+	orl	$0x100, %eax		/* LME */
+	wrmsr
+	movl	%cr0, %eax
+	orl	$0x80000000, %eax	/* PG: long mode, compatibility */
+	movl	%eax, %cr0
+	ljmpl	$0x10, $(ENTER_STUB + linux_long - linux_stub)
+	.code64
+linux_long:
+	movl	ENTER_GDT + 0x50, %eax	/* rdmsr took EDX; zero-extends */
+	xorl	%ecx, %ecx
+	xorl	%edx, %edx
+	jmp	*%rax
+	.code32
+linux_stub_end:
+
+	.balign 8
+linux_gdt:
+	.quad	0
+	.quad	0x00cf9a000000ffff      /* 0x08: 32-bit code (the stub) */
+	.quad	0x00cf9a000000ffff      /* 0x10: __BOOT_CS */
+	.quad	0x00cf92000000ffff      /* 0x18: __BOOT_DS */
+linux_gdt_end:
+
 	.balign 8
 gdt:
 	.quad	0

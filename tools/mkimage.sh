@@ -432,7 +432,18 @@ cmd_put() {
 	local img=$1 p=$2 f=$3 drv
 	[ -r "$f" ] || die "$f: not readable"
 	drv=$(esp_drive "$img")
+	with_lock "$img" put_dirs "$drv" "$(esp_path "$p")"
 	with_lock "$img" mcopy -o -i "$drv" "$f" "$(esp_path "$p")"
+}
+
+# put_dirs DRIVE ::/A/B/FILE: makes ::/A and ::/A/B where missing.
+put_dirs() {
+	local drv=$1 path=${2#::/} dir='::'
+	while [ "${path#*/}" != "$path" ]; do
+		dir=$dir/${path%%/*}
+		path=${path#*/}
+		mdir -i "$drv" -b "$dir" >/dev/null 2>&1 || mmd -i "$drv" "$dir" || return
+	done
 }
 
 cmd_get() {

@@ -5,6 +5,7 @@
  */
 #include "boot.h"
 #include "../cpu.h"
+#include "../proto/obsd_opts.h"
 
 void lk_boot_print(struct lk_boot *b, const char *fmt, ...)
 {
@@ -91,6 +92,9 @@ int lk_boot_build_info(struct lk_boot *b, const struct lk_kernel *k,
 	ho.cmdline = b->cfg.cmdline;
 	ho.obsd = &b->cfg.obsd;
 	ho.good_seed = b->good_seed;
+	ho.ucode_addr = b->ucode_addr;
+	ho.ucode_size = b->ucode_size;
+	lk_memset(out, 0, sizeof(*out)); /* mode LK_ENTRY_PM32 unless set */
 	return k->proto->build(&b->host, &ho, buf, cap, out);
 }
 
@@ -112,6 +116,23 @@ static void lk_boot_load_config(struct lk_boot *b)
 	lk_config_parse(&b->host, LK_BOOT_CONFIG_PATH, text, (lk_size)size,
 			&b->cfg);
 	b->ops->free_big(b, text, size); /* wiped: it may hold a seed */
+}
+
+/* The stage's own console follows `tty`/`stty` (RELINK.CFG, boot.conf,
+ * the prompt) as boot(8)'s does: comN at its speed (115200 unless set);
+ * without tty, COM1 at com0's speed. */
+void lk_boot_console(struct lk_boot *b)
+{
+	const struct lk_obsd_opts *o = &b->cfg.obsd;
+	lk_u32 unit = o->tty_set ? o->tty_unit : 0;
+	lk_u32 speed = o->com_speed[unit] ? o->com_speed[unit] : 115200;
+	lk_u32 port = lk_obsd_com_port(unit);
+
+	if (!b->ops->console || (port == b->con_port && speed == b->con_speed))
+		return;
+	b->con_port = port;
+	b->con_speed = speed;
+	b->ops->console(b, port, speed);
 }
 
 /* After the Secure Boot policy, which may have refused verbose = 2. */
@@ -168,6 +189,7 @@ void lk_boot_main(struct lk_boot *b)
 	if (b->ops->secure_boot_policy)
 		b->ops->secure_boot_policy(b);
 	lk_boot_apply_verbose(b);
+	lk_boot_console(b);
 	if (lk_boot_choose_key(b) == 0) {
 		lk_boot_first(b);
 		lk_boot_try_fallback(b);

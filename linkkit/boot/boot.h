@@ -36,6 +36,19 @@ struct lk_boot_ops {
 	void (*free_big)(struct lk_boot *b, void *p, lk_u64 size);
 	/* Memory below 4 GiB the kernel keeps (the ELF-sections view). */
 	void *(*alloc_kept)(struct lk_boot *b, lk_u64 size);
+	/* Optional: the same, ending below limit (microcode under 16 MiB);
+	 * LK_NULL when there is none. */
+	void *(*alloc_kept_below)(struct lk_boot *b, lk_u64 size,
+				  lk_u64 limit);
+	/* Optional: kept memory below 4 GiB, every byte at or below max
+	 * (a Linux initrd, initrd_addr_max); else alloc_kept, checked. */
+	void *(*alloc_kept_max)(struct lk_boot *b, lk_u64 size, lk_u64 max);
+	/* Optional: a relocatable kernel's size bytes at an align-aligned
+	 * physical address below 4 GiB chosen from the memory map (pref
+	 * first when free); *phys gets it. LK_NULL, one line, when none.
+	 * Without it: place(pref, pref + size). */
+	void *(*place_any)(struct lk_boot *b, lk_u64 size, lk_u64 align,
+			   lk_u64 pref, lk_u64 *phys);
 	/* Where the byte of physical address lo goes for a kernel that
 	 * occupies [lo, hi), or LK_NULL (one line logged). */
 	void *(*place)(struct lk_boot *b, lk_u64 lo, lk_u64 hi);
@@ -52,6 +65,9 @@ struct lk_boot_ops {
 	 * fw_rng_name names it in the warning when it delivers nothing. */
 	lk_size (*firmware_rng)(struct lk_boot *b, void *buf, lk_size len);
 	const char *fw_rng_name;
+	/* Optional: the console moves to the UART at I/O port `port`,
+	 * `speed` baud (`tty`, `stty`); called only on a change. */
+	void (*console)(struct lk_boot *b, lk_u32 port, lk_u32 speed);
 	/* Console: one finished line (no newline); a key or 0; a delay. */
 	void (*print)(struct lk_boot *b, const char *line);
 	int (*poll_key)(struct lk_boot *b);
@@ -107,6 +123,9 @@ struct lk_boot {
 	struct lk_rng *rng; /* seeded on first use, wiped before a jump */
 	lk_u32 warned; /* entropy warnings printed once per boot */
 	int good_seed; /* a trusted source served the last seeding */
+	int seeded_data; /* lk_boot_seed_data ran for this generator */
+	lk_u64 ucode_addr, ucode_size; /* microcode kept for the kernel */
+	lk_u32 con_port, con_speed; /* the console hook's last values */
 	struct lk_boot_root root;
 	int stale; /* the kit does not match the root's link directory */
 	/* What the prompt or boot.conf chose: the fallback, or a kernel on
@@ -151,6 +170,12 @@ int lk_boot_conf(struct lk_boot *b);
 
 /* Seeds rng from every source (entropy.c); sets b->good_seed. */
 void lk_boot_seed(struct lk_boot *b, struct lk_rng *rng);
+/* The console hook, when tty/stty changed what it was given last. */
+void lk_boot_console(struct lk_boot *b);
+/* ucode.c: CPU microcode for k, when its protocol takes it. */
+void lk_boot_ucode(struct lk_boot *b, const struct lk_kernel *k);
+/* Before the kernel's random data is drawn from rng (debug_seed only). */
+void lk_boot_seed_data(struct lk_boot *b, struct lk_rng *rng);
 /* The countdown and the boot> prompt (prompt.c): returns when the
  * operator (or the timeout) said boot; b->want_fallback / b->image say
  * what. */
@@ -164,6 +189,16 @@ void lk_boot_fallback(struct lk_boot *b);
  * corrupt); anything else left as it is. */
 int lk_boot_gunzip(struct lk_boot *b, const char *name, void **data,
 		   lk_u64 *size);
+/* fallback.c: the detached signature PATH's .SIG (a key configured);
+ * -1 with the reason set. */
+int lk_boot_check_sig(struct lk_boot *b, const char *name, const void *data,
+		      lk_u64 size);
+/* linux.c: a bzImage or vmlinux checked, placed where the stage finds
+ * room, its initrd (`initrd` in RELINK.CFG) loaded; -1, reason set. */
+int lk_boot_is_linux(struct lk_boot *b, const char *name, const void *data,
+		     lk_u64 size);
+int lk_boot_linux_load(struct lk_boot *b, const char *name, const void *data,
+		       lk_u64 size, struct lk_kernel *k);
 /* A prelinked kernel file (ESP `\` or root `/` path, gzip'd or not)
  * booted like the fallback; returns only on failure. */
 void lk_boot_kernel_file(struct lk_boot *b, const char *path);

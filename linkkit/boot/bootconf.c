@@ -4,7 +4,8 @@
  * anyone who could write it could choose the kernel), run line by line
  * as prompt commands. Read after RELINK.CFG, so for what both set (howto,
  * tty, stty, timeout) boot.conf wins, as on OpenBSD; the kit, the
- * fallback, the keys and the seed are RELINK.CFG's alone.
+ * fallback, the keys and the seed are RELINK.CFG's alone. An executable
+ * /bsd.upgrade is chosen first, as boot(8) chooses it.
  */
 #include "boot.h"
 
@@ -28,6 +29,29 @@ static int lk_bootconf_run(struct lk_boot *b, const char *text, lk_u64 size)
 	return LK_CMD_DONE;
 }
 
+/*
+ * sysupgrade's unattended upgrade: an executable /bsd.upgrade is booted
+ * instead (before boot.conf, which may still choose otherwise), as
+ * boot(8) does. boot(8) then clears its x bits so that a failed upgrade
+ * is not started again; this stage never writes, so what ends it is the
+ * installer removing the file once it has mounted the root (README).
+ */
+static void lk_boot_upgrade(struct lk_boot *b)
+{
+	static const char path[] = "/bsd.upgrade";
+	struct lk_file f;
+
+	if (lk_boot_root_stat(b, path, &f) ||
+	    (f.mode & LK_S_IFMT) != LK_S_IFREG)
+		return;
+	if (!(f.mode & LK_S_IXUSR)) {
+		lk_boot_print(b, "%s is not u+x", path);
+		return;
+	}
+	lk_snprintf(b->image, sizeof(b->image), "%s", path);
+	lk_boot_print(b, "upgrade detected: switching to %s", path);
+}
+
 int lk_boot_conf(struct lk_boot *b)
 {
 	struct lk_file f;
@@ -35,6 +59,7 @@ int lk_boot_conf(struct lk_boot *b)
 	lk_u64 size = 0;
 	int rc;
 
+	lk_boot_upgrade(b);
 	if (lk_boot_root_stat(b, LK_BOOTCONF, &f))
 		return LK_CMD_DONE; /* absent: no line, as boot(8) */
 	if (f.uid != 0 || (f.mode & 0002) || f.size > LK_BOOTCONF_MAX) {

@@ -163,5 +163,6 @@ int lk_boot_command(struct lk_boot *b, const char *line, lk_size n)
 				 "them)", (int)(n > 60 ? 60 : n), line);
 		return LK_CMD_BAD;
 	}
+	lk_boot_console(b); /* set tty, stty: at once, as boot(8) */
 	return rc == LK_CMD_BOOT ? LK_CMD_BOOT : LK_CMD_DONE;
 }

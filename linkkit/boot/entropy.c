@@ -4,7 +4,8 @@
  * TSC jitter is always there as a last resort. b->good_seed records
  * whether a source OpenBSD's loader would trust served (firmware RNG,
  * RDSEED/RDRAND, a seed file), never TSC jitter alone. debug_seed
- * replaces all of this (INSECURE).
+ * replaces all of this for the layout (INSECURE); the seed files still
+ * reach the kernel's random data (lk_boot_seed_data).
  */
 #include "boot.h"
 #include "../cpu.h"
@@ -134,6 +135,34 @@ static void lk_seed_debug(struct lk_boot *b, struct lk_rng *rng)
 	b->good_seed = 0;
 }
 
+/*
+ * Under debug_seed the layout is fixed, yet the kernel's random data
+ * (stack guards, its own generator's seed) must not be: the seed files
+ * are mixed into the generator once the layout is drawn, so only the
+ * random-fill bytes depend on them. Without debug_seed they are already
+ * in the seed.
+ */
+void lk_boot_seed_data(struct lk_boot *b, struct lk_rng *rng)
+{
+	struct lk_sha256 h;
+	lk_u8 digest[32];
+	int good = 0;
+
+	if (!b->cfg.debug_seed_len || b->seeded_data)
+		return;
+	b->seeded_data = 1;
+	lk_sha256_init(&h);
+	good |= lk_seed_root(b, &h);
+	good |= lk_seed_file(b, &h);
+	lk_sha256_final(&h, digest);
+	/* Nothing served: the generator stays the debug seed's alone. */
+	if (good)
+		lk_rng_mix(rng, digest, sizeof(digest));
+	lk_wipe(digest, sizeof(digest));
+	lk_wipe(&h, sizeof(h));
+	b->good_seed = good;
+}
+
 void lk_boot_seed(struct lk_boot *b, struct lk_rng *rng)
 {
 	char msg[80];
@@ -142,6 +171,7 @@ void lk_boot_seed(struct lk_boot *b, struct lk_rng *rng)
 	lk_u64 t0 = lk_cpu_rdtsc();
 	int good = 0;
 
+	b->seeded_data = 0;
 	if (b->cfg.debug_seed_len) {
 		lk_seed_debug(b, rng);
 		return;

@@ -24,9 +24,10 @@ static int lk_read_aside(struct lk_boot *b, const char *path, void **data,
 	return rc;
 }
 
-/* The detached signature (FALLBACK.SIG next to FALLBACK.ELF). */
-static int lk_fallback_check_sig(struct lk_boot *b, const char *name,
-				 const void *elf, lk_u64 size)
+/* The detached signature (FALLBACK.SIG next to FALLBACK.ELF; the
+ * initrd's too). */
+int lk_boot_check_sig(struct lk_boot *b, const char *name, const void *elf,
+		      lk_u64 size)
 {
 	char path[LK_CFG_PATH_MAX], why[LK_BOOT_REASON_MAX];
 	void *sig = LK_NULL;
@@ -83,6 +84,7 @@ static int lk_fallback_randomize(struct lk_boot *b, const char *name,
 		rng = lk_boot_rng(b);
 		if (!rng)
 			return -1;
+		lk_boot_seed_data(b, rng);
 		lk_rng_bytes(rng, dst + (ph.p_paddr - img->load_lo),
 			     (lk_size)ph.p_memsz);
 	}
@@ -95,8 +97,10 @@ static int lk_fallback_load(struct lk_boot *b, const char *name,
 	struct lk_elf_image img;
 	lk_u8 *dst;
 
-	if (b->have_key && lk_fallback_check_sig(b, name, elf, size))
+	if (b->have_key && lk_boot_check_sig(b, name, elf, size))
 		return -1;
+	if (lk_boot_is_linux(b, name, elf, size))
+		return lk_boot_linux_load(b, name, elf, size, k);
 	if (lk_elf_check(&b->host, elf, size, name, &img))
 		return -1;
 	/* The ELF's own note wins; the config covers kernels without one;

@@ -34,6 +34,7 @@ void lk_boot_enter(struct lk_boot *b, const struct lk_kernel *k)
 		return;
 	}
 	lk_boot_drop_rng(b);
+	lk_boot_ucode(b, k);
 	lk_boot_root_close(b); /* its buffers held file contents */
 	b->ops->enter(b, k);
 }

@@ -152,6 +152,7 @@ static int lk_relink_link(struct lk_boot *b, struct lk_relink *r,
 	k->load_hi = lk_proto_link_end(p, r->L);
 	k->entry = info.entry_lma;
 	k->loader_name = "relinkboot relinked";
+	lk_boot_seed_data(b, rng);
 	dst = b->ops->place(b, k->load_lo, k->load_hi);
 	if (!dst)
 		return -1;

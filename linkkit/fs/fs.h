@@ -29,6 +29,7 @@ struct lk_file {
 #define LK_S_IFREG 0100000u
 #define LK_S_IFLNK 0120000u
 #define LK_S_ISVTX 0001000u /* sticky: OpenBSD marks a used random.seed */
+#define LK_S_IXUSR 0000100u
 
 struct lk_fs;
 

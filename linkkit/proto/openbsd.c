@@ -100,6 +100,8 @@ static int lk_obsd_build(const struct lk_host *h, const struct lk_handover *ho,
 	lk_obsd_console(&o, ho);
 	if (m->obsd_efi)
 		lk_obsd_add_efi(&o, m);
+	if (ho->ucode_size)
+		lk_obsd_ucode(&o, ho->ucode_addr, ho->ucode_size);
 	lk_obsd_root(&o, &a, ho);
 	if (lk_obsd_end(&o) != LK_OK) {
 		lk_log(h, LK_LOG_ERROR,
@@ -121,6 +123,7 @@ const struct lk_proto lk_proto_openbsd = {
 	.name = "openbsd",
 	.id = LK_PROTO_OPENBSD,
 	.boot_disk = 1,
+	.ucode = 1,
 	.link_end = lk_obsd_link_end,
 	.link_place = lk_link_obsd_place,
 	.elf_end = lk_obsd_elf_end,

@@ -6,6 +6,7 @@ static const struct lk_proto *const lk_protos[] = {
 	&lk_proto_none,
 	&lk_proto_multiboot2,
 	&lk_proto_openbsd,
+	&lk_proto_linux,
 };
 
 #define LK_NPROTOS (sizeof(lk_protos) / sizeof(lk_protos[0]))

@@ -13,6 +13,7 @@
 #include "../lk_types.h"
 #include "../mb2.h"
 #include "../obsd_boot.h"
+#include "linux.h"
 
 struct lk_link;
 struct lk_elf_image;
@@ -29,6 +30,7 @@ struct lk_machine {
 	const void *efi_map;
 	lk_u32 efi_map_size, efi_desc_size, efi_desc_ver;
 	const struct lk_obsd_efiinfo *obsd_efi; /* firmware part, map added */
+	int secure_boot; /* UEFI Secure Boot enforcing (efi/secureboot.c) */
 	/* The boot disk, for OpenBSD's bootdev and BOOTARG_BOOTDUID. */
 	lk_u32 bootdev;
 	int have_duid;
@@ -45,12 +47,26 @@ struct lk_kernel {
 	 * in memory the kernel keeps. */
 	const void *shdrs;
 	lk_u32 shnum, shentsize, shstrndx;
+	/* Linux (linux.c): the checked image (kind 0 for other rows), and
+	 * the initrd the boot layer placed (size 0: none). load_lo is where
+	 * the stage put the kernel. */
+	struct lk_linux_image lx;
+	lk_u64 initrd_addr, initrd_size;
 };
 
-/* The machine state a protocol asks for at its entry: 32-bit protected
- * mode, paging off, interrupts off, flat segments (every row today), and
- * these registers. */
+/* How the CPU enters the kernel. LK_ENTRY_PM32 (0, every row but
+ * linux): 32-bit protected mode, paging off, interrupts off, flat
+ * segments 0x08/0x10, EAX = magic, EBX = info. The Linux row
+ * (boot.rst): GDT with __BOOT_CS 0x10 and __BOOT_DS 0x18, interrupts
+ * off, ESI/RSI = info (boot_params), EBX = EBP = EDI = 0; LINUX32 with
+ * paging off, LONG64 in 64-bit mode on an identity map covering the
+ * kernel, the zero page, the command line and the initrd. */
+#define LK_ENTRY_PM32 0u
+#define LK_ENTRY_LINUX32 1u
+#define LK_ENTRY_LONG64 2u
+
 struct lk_entry {
+	lk_u32 mode;  /* LK_ENTRY_*; lk_boot_build_info zeroes the struct */
 	lk_u32 entry; /* EIP */
 	lk_u32 magic; /* EAX */
 	lk_u32 info;  /* EBX */
@@ -64,6 +80,7 @@ struct lk_handover {
 	const char *cmdline;
 	const struct lk_obsd_opts *obsd; /* boot(8)'s options (config.h) */
 	int good_seed; /* a trusted entropy source seeded the generator */
+	lk_u64 ucode_addr, ucode_size; /* CPU microcode, or 0 */
 };
 
 struct lk_proto {
@@ -78,6 +95,9 @@ struct lk_proto {
 	/* Wants the boot disk (bootdev, its disklabel's DUID) in the
 	 * machine information: the stage reads its label only then. */
 	int boot_disk;
+	/* Takes CPU microcode from the loader (OpenBSD's BOOTARG_UCODE):
+	 * the stage looks for the file only then (linkkit/boot/ucode.c). */
+	int ucode;
 	/* The range past the image the kernel is given (OpenBSD's symbol
 	 * block): its end, and writing it. LK_NULL: the image alone. */
 	lk_u64 (*link_end)(const struct lk_link *L);
@@ -117,5 +137,6 @@ int lk_proto_elf_place(const struct lk_proto *p, const struct lk_host *h,
 extern const struct lk_proto lk_proto_none;
 extern const struct lk_proto lk_proto_multiboot2;
 extern const struct lk_proto lk_proto_openbsd;
+extern const struct lk_proto lk_proto_linux;
 
 #endif

@@ -6,8 +6,10 @@
  * linkkit create output), passed on the command line:
  *   test_boot_seq KERNEL.KIT FALLBACK.ELF NONE.KIT
  */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,9 +194,36 @@ static void fake_delay(struct lk_boot *b, lk_u32 us)
 }
 
 /* On success it does not return, as a real jump does not. */
+/* Memory with addresses below 4 GiB (the Linux zero page and initrd are
+ * passed by physical address): one low arena, bumped. */
+static unsigned char *fake_low(lk_u64 size)
+{
+	static unsigned char *arena;
+	static lk_u64 used;
+
+	if (!arena) {
+		arena = mmap(NULL, 8 << 20, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+		if (arena == MAP_FAILED)
+			abort();
+	}
+	size = (size + 4095) & ~4095ull;
+	if (size > (8u << 20) - used)
+		used = 0; /* earlier tests' memory is done with */
+	used += size;
+	return arena + used - size;
+}
+
+static void *fake_alloc_kept_max(struct lk_boot *b, lk_u64 size, lk_u64 max)
+{
+	(void)b;
+	(void)max;
+	return size <= (4u << 20) ? fake_low(size) : NULL;
+}
+
 static void fake_enter(struct lk_boot *b, const struct lk_kernel *k)
 {
-	static unsigned char info[65536];
+	unsigned char *info = fake_low(65536);
 	struct fake *f = F(b);
 	struct lk_machine m;
 	struct lk_mb2_mmap_entry map[2] = { { 0, 0x9f000, 1, 0 },
@@ -207,7 +236,7 @@ static void fake_enter(struct lk_boot *b, const struct lk_kernel *k)
 	memset(&m, 0, sizeof(m));
 	m.map = map;
 	m.nmap = 2;
-	if (lk_boot_build_info(b, k, &m, info, sizeof(info), &f->e))
+	if (lk_boot_build_info(b, k, &m, info, 65536, &f->e))
 		return;
 	f->entered = 1;
 	f->k = *k;
@@ -246,6 +275,7 @@ static struct lk_boot_ops fake_ops = {
 	.alloc_big = fake_alloc_big,
 	.free_big = fake_free_big,
 	.alloc_kept = fake_alloc_kept,
+	.alloc_kept_max = fake_alloc_kept_max,
 	.place = fake_place,
 	.settle = fake_settle,
 	.fw_rng_name = "FAKE_RNG",
@@ -690,6 +720,106 @@ static int slurp(const char *path, struct file *out)
 	return out->size == (size_t)n ? 0 : -1;
 }
 
+/* A bzImage of the shape boot.rst gives (setup header 2.15, 4 KiB of
+ * protected-mode code after one setup sector). */
+static unsigned char *linux_bz(size_t *len)
+{
+	unsigned char *d = calloc(1, 2 * 512 + 4096);
+	uint32_t v;
+
+	d[0x1f1] = 1;
+	d[0x1fe] = 0x55;
+	d[0x1ff] = 0xaa;
+	d[0x200] = 0xeb;
+	d[0x201] = 0x6a;
+	memcpy(d + 0x202, "HdrS", 4);
+	d[0x206] = 0x0f;
+	d[0x207] = 0x02;
+	d[0x211] = 1; /* LOADED_HIGH */
+	v = 4096 / 16;
+	memcpy(d + 0x1f4, &v, 4);
+	v = 0x7fffffff;
+	memcpy(d + 0x22c, &v, 4);
+	v = 0x200000;
+	memcpy(d + 0x230, &v, 4);
+	d[0x234] = 1;
+	d[0x236] = 1; /* XLF_KERNEL_64 */
+	v = 2047;
+	memcpy(d + 0x238, &v, 4);
+	v = 0x1000000;
+	memcpy(d + 0x258, &v, 4);
+	v = 0x100000;
+	memcpy(d + 0x260, &v, 4);
+	memset(d + 1024, 0x90, 4096);
+	*len = 2 * 512 + 4096;
+	return d;
+}
+
+/* issue 26: a bzImage as the fallback of a missing kit, with its initrd:
+ * the Linux row, loaded at its pref_address, the initrd page-aligned in
+ * kept memory, the zero page naming both; a missing initrd and a broken
+ * setup header each one `fallback failed:` line. */
+static void test_linux(void)
+{
+	static const char initrd[] = "initrd bytes";
+	const char *cfg = "initrd = \\RELINK\\INITRD.IMG\ncmdline = console=ttyS0\n";
+	size_t n;
+	unsigned char *bz = linux_bz(&n);
+	const unsigned char *zp;
+	struct fake *f = fake_new();
+
+	fake_file(f, "\\RELINK\\FALLBACK.ELF", bz, n);
+	fake_file(f, "\\RELINK\\INITRD.IMG", initrd, sizeof(initrd));
+	fake_cfg(f, cfg);
+	fake_run(f);
+	expect_fallback(f, "seq-linux-bzimage",
+			"relinkboot: fallback: \\RELINK\\KERNEL.KIT: file not "
+			"found");
+	zp = (const unsigned char *)(uintptr_t)f->e.info;
+	tap_check(f->entered && f->k.proto == &lk_proto_linux &&
+			  f->e.mode == LK_ENTRY_LINUX32 &&
+			  f->e.entry == 0x1000000 && f->k.load_lo == 0x1000000 &&
+			  f->image_size == 0x100000 &&
+			  !memcmp(f->image, bz + 1024, 4096) &&
+			  f->k.initrd_size == sizeof(initrd) &&
+			  !(f->k.initrd_addr & 4095) &&
+			  !memcmp((void *)(uintptr_t)f->k.initrd_addr, initrd,
+				  sizeof(initrd)) &&
+			  zp && !memcmp(zp + 0x202, "HdrS", 4) &&
+			  !memcmp(zp + 0x218, &f->k.initrd_addr, 4),
+		  "seq-linux-loaded", "mode %u entry 0x%x load 0x%llx size %zu "
+		  "initrd 0x%llx+%llu", f->e.mode, f->e.entry,
+		  (unsigned long long)f->k.load_lo, f->image_size,
+		  (unsigned long long)f->k.initrd_addr,
+		  (unsigned long long)f->k.initrd_size);
+	fake_free(f);
+
+	f = fake_new();
+	fake_file(f, "\\RELINK\\FALLBACK.ELF", bz, n);
+	fake_cfg(f, cfg);
+	fake_run(f);
+	tap_check(!f->entered && f->gave_up &&
+			  count_prefix(f, "relinkboot: fallback failed: ") == 1 &&
+			  !strcmp(find_prefix(f, "relinkboot: fallback failed: "),
+				  "relinkboot: fallback failed: "
+				  "\\RELINK\\INITRD.IMG: file not found"),
+		  "seq-linux-initrd-missing", "lines %s", all_lines(f));
+	fake_free(f);
+
+	f = fake_new();
+	bz[0x206] = 0x09;
+	fake_file(f, "\\RELINK\\FALLBACK.ELF", bz, n);
+	fake_run(f);
+	tap_check(!f->entered && f->gave_up &&
+			  !strcmp(find_prefix(f, "relinkboot: fallback failed: "),
+				  "relinkboot: fallback failed: "
+				  "\\RELINK\\FALLBACK.ELF: setup header: boot "
+				  "protocol 2.09 is older than 2.12"),
+		  "seq-linux-bad-header", "lines %s", all_lines(f));
+	fake_free(f);
+	free(bz);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4 || slurp(argv[1], &kit) || slurp(argv[2], &fallback) ||
@@ -710,6 +840,7 @@ int main(int argc, char **argv)
 	test_unsigned();
 	test_protocol_none();
 	test_seeds();
+	test_linux();
 	free(kit.data);
 	free(fallback.data);
 	free(none_kit.data);

@@ -31,3 +31,17 @@ $(OBSD_REAL)/kit.done: $(OBSD_CORPUS_STAMP) $(B)/tools/linkkit
 	  echo ok >$@; \
 	else rm -f $(OBSD_REAL)/bsd.kit; echo absent >$@; fi
 ALL += $(OBSD_CORPUS_STAMP) $(OBSD_REAL)/kit.done
+
+# The Linux 6.1 defconfig build (issue 26: its bzImage and vmlinux boot
+# through `protocol linux`); the same stamp discipline.
+LINUX_CORPUS_NAME := linux-6.1-x86_64-defconfig
+LINUX_CORPUS_TAR := $(CORPORA_SRC)/$(LINUX_CORPUS_NAME).tar.xz
+LINUX_CORPUS := $(B)/corpora/$(LINUX_CORPUS_NAME)
+LINUX_CORPUS_STAMP := $(B)/corpora/$(LINUX_CORPUS_NAME).stamp
+$(LINUX_CORPUS_STAMP): $(wildcard $(LINUX_CORPUS_TAR)) test/corpora/rules.mk
+	@mkdir -p $(@D)
+	@if [ -r "$(LINUX_CORPUS_TAR)" ]; then \
+	  rm -rf "$(LINUX_CORPUS)" && tar -C "$(@D)" -xJf "$(LINUX_CORPUS_TAR)" && \
+	  [ -f "$(LINUX_CORPUS)/arch/x86/boot/bzImage" ] && echo ok >$@; \
+	else echo absent >$@; fi
+ALL += $(LINUX_CORPUS_STAMP)

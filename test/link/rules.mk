@@ -4,7 +4,8 @@
 LINK_TEST_CORE := kit kit_prov link_open link_layout link_merge reloc_x86_64 \
   link_write link_elf elfload mem fmt sha256 sha256_ni chacha rng inflate \
   adler32 cpu_x86 obsd_syms mb2 obsd_boot config kitsig ed25519 sha512 \
-  proto/proto proto/none proto/multiboot2 proto/openbsd proto/obsd_opts
+  proto/proto proto/none proto/multiboot2 proto/openbsd proto/obsd_opts \
+  proto/linux
 LINK_TEST_SRCS := $(addprefix linkkit/,$(addsuffix .c,$(LINK_TEST_CORE))) \
   test/link/link_test.c test/link/pb.c test/link/kit_test.c
 LINK_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-strict-aliasing \

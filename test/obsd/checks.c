@@ -184,15 +184,50 @@ static int check_memmap(const u8 *p, u32 size)
 
 static int check_consdev(const u8 *p, u32 size)
 {
+	static const u64 ports[4] = {0x3f8, 0x2f8, 0x3e8, 0x2e8};
 	const struct consdev *c = (const void *)p;
+	u32 unit = (u32)c->consdev - 0x800;
+	i32 sp = c->conspeed;
 
 	if (size != sizeof(*c))
 		return fail("consdev", "size", size);
-	if (c->consdev != 0x800 || c->conspeed != 115200 ||
-	    c->consaddr != 0x3f8)
-		return fail("consdev", "not com0 115200 at 0x3f8, dev",
+	/* com(4) is major 8: dev 0x800 + unit, at the PC's port. */
+	if (unit > 3 || c->consaddr != ports[unit])
+		return fail("consdev", "not a PC com port, dev",
 			    (u32)c->consdev);
-	cons_puts("obsd: check consdev ok\n");
+	if (sp != 9600 && sp != 19200 && sp != 38400 && sp != 57600 &&
+	    sp != 115200)
+		return fail("consdev", "speed", (u32)sp);
+	cons_puts("obsd: consdev com");
+	cons_dec(unit);
+	cons_puts(" speed ");
+	cons_dec((u32)sp);
+	cons_puts("\nobsd: check consdev ok\n");
+	return 0;
+}
+
+/* BOOTARG_UCODE: {addr, size}, below 16 MiB as OpenBSD's loaders put it;
+ * printed with the FNV-1a of its bytes for the test to compare with the
+ * file it put on the disk. */
+static int check_ucode(const u8 *p, u32 size)
+{
+	const u64 *uc = (const u64 *)p;
+	const u8 *b;
+	u64 fnv = 0xcbf29ce484222325ull, i;
+
+	if (size != 16)
+		return fail("ucode", "size", size);
+	if (!uc[0] || !uc[1] || uc[1] > 0x1000000 ||
+	    uc[0] > 0x1000000 - uc[1])
+		return fail("ucode", "not below 16 MiB, at", uc[0]);
+	b = (const u8 *)uc[0];
+	for (i = 0; i < uc[1]; i++)
+		fnv = (fnv ^ b[i]) * 0x100000001b3ull;
+	cons_puts("obsd: ucode ");
+	cons_dec(uc[1]);
+	cons_puts(" bytes, fnv ");
+	cons_hex(fnv);
+	cons_puts("\n");
 	return 0;
 }
 
@@ -297,6 +332,8 @@ int check_bootargs(void)
 			bad |= check_memmap(p + off + 12, (u32)size - 12);
 		else if (type == 5)
 			bad |= check_consdev(p + off + 12, (u32)size - 12);
+		else if (type == 12)
+			bad |= check_ucode(p + off + 12, (u32)size - 12);
 		else if (type == 11)
 			bad |= check_efiinfo(p + off + 12, (u32)size - 12);
 		else if (type == 9 && (seen & (1u << 9)))
@@ -317,5 +354,7 @@ int check_bootargs(void)
 		cons_puts("obsd: efiinfo none\n");
 	if (!(seen & (1u << 9)))
 		cons_puts("obsd: bootduid none\n");
+	if (!(seen & (1u << 12)))
+		cons_puts("obsd: ucode none\n");
 	return bad;
 }

@@ -14,5 +14,13 @@ int check_random(void)
 	if (zero > 32)
 		return fail("random", "zero bytes", zero);
 	cons_puts("obsd: check random ok\n");
+	/* FNV-1a of the bytes: the tests compare boots by it (same debug
+	 * seed, different /etc/random.seed). */
+	u64 fnv = 0xcbf29ce484222325ull;
+	for (i = 0; i < sizeof(obsd_random); i++)
+		fnv = (fnv ^ obsd_random[i]) * 0x100000001b3ull;
+	cons_puts("obsd: random ");
+	cons_hex(fnv);
+	cons_puts("\n");
 	return 0;
 }

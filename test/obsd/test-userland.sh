@@ -24,7 +24,8 @@ boot=test/qemu/boot.sh
 mkimage=tools/mkimage.sh
 limit=${BOOT_TIMEOUT:-300}
 names=(label uefi-ffs2 bios-ffs1 uefi-fallback-ffs2 layouts bios-single
-       bios-root-second-disk uefi-root-second-disk)
+       bios-root-second-disk uefi-root-second-disk bios-config bios-ddb
+       bios-askname bios-com1 uefi-com1 bios-syspatch bios-jitter)
 syms=(main start_init uvm_init cpu_startup) # init.c's `wanted`
 . "$(dirname "$0")/../qemu/lib.sh"
 
@@ -63,6 +64,37 @@ cp --sparse=always "$work/mbr.img" "$work/second.img"
 	setup_fail "cannot remove the second disk's loader"
 sha256sum <"$work/second.img" >"$work/second.sha"
 cp --sparse=always "$work/gpt.img" "$work/gpt-nokit.img"
+# boot(8)'s flags and console, from RELINK.CFG.
+with_cfg() { # NAME TABLE VERSION DUID LINES...
+	local name=$1 table=$2 v=$3 duid=$4
+	shift 4
+	{ cat test/obsd/relink.cfg; printf '%s\n' "$@"; } >"$work/$name.cfg"
+	cfg=$work/$name.cfg image "$work/$name.img" "$v" --table "$table" \
+		--openbsd-duid "$duid" --openbsd-dtype $([ "$table" = gpt ] && echo 4 || echo 5)
+}
+with_cfg config mbr 1 "$duid_mbr" 'howto = -c'
+with_cfg ddb mbr 1 "$duid_mbr" 'howto = -d'
+with_cfg askname mbr 1 "$duid_mbr" 'howto = -a'
+with_cfg com1-mbr mbr 1 "$duid_mbr" 'tty = com1' 'stty = com1 9600' 'verbose = 1'
+with_cfg com1-gpt gpt 2 "$duid_gpt" 'tty = com1' 'stty = com1 9600' 'verbose = 1'
+# syspatch: vers.o changed in one byte, same size, in the root's copy.
+C=$B/corpora/openbsd-7.3-amd64-GENERIC
+rm -rf "$work/patched" && cp -r "$C" "$work/patched" || setup_fail "cannot copy $C"
+off=$(($(stat -c %s "$work/patched/vers.o") / 2))
+printf '\xff' | dd of="$work/patched/vers.o" bs=1 seek="$off" conv=notrunc status=none
+cmp -s "$C/vers.o" "$work/patched/vers.o" && setup_fail "vers.o unchanged"
+test/obsd/mkroot.sh "$work/patched.ffs" 1 --init "$U/init" --bsd "$R/bsd.lld" \
+	--relink-dir "$work/patched" openbsd-7.3-amd64-GENERIC >"$work/mkroot.log" 2>&1 ||
+	setup_fail "mkroot: $(tail -n 1 "$work/mkroot.log")"
+rm -rf "$work/patched"
+"$mkimage" create -o "$work/syspatch.img" --efi "$B/efi/BOOTX64.EFI" \
+	--kit "$R/bsd.kit" --fallback "$R/bsd.lld" --cfg test/obsd/relink.cfg \
+	--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" --table mbr \
+	--openbsd-duid "$duid_mbr" --openbsd-dtype 5 --openbsd-root "$work/patched.ffs" \
+	>"$work/mkimage.log" 2>&1 || setup_fail "mkimage syspatch: $(tail -n 1 "$work/mkimage.log")"
+echo 'not a kernel' >"$work/junk"
+"$mkimage" put "$work/syspatch.img" '\RELINK\FALLBACK.ELF' "$work/junk" >/dev/null ||
+	setup_fail "cannot break the ESP fallback"
 "$mkimage" remove "$work/gpt-nokit.img" '\RELINK\KERNEL.KIT' >/dev/null ||
 	setup_fail "cannot remove the kit"
 
@@ -87,9 +119,11 @@ why=$(label_ok "$work/gpt.img" "$U/root-real-ffs2.img")
 report obsd-userland-label "$why"
 
 # A kernel that stops (panic, ddb, no root) ends the boot at once.
-stop='panic:|uvm_fault|ddb\{?[0-9]*\}?>|root device:|relinkboot: fallback failed'
-run() { # name firmware image [-- qemu options]
-	"$boot" -f "$2" --rng --copy --cpu max --mem 1024 -t "$limit" \
+stop='panic:|uvm_fault|ddb\{?[0-9]*\}?>|root device( \(default [a-z0-9]+\))?:|relinkboot: fallback failed'
+run() { # name firmware image [-- qemu options]; PLAIN=1: no RNG device, QEMU's CPU
+	local trusted=(--rng --cpu max)
+	[ -z "${PLAIN:-}" ] || trusted=()
+	"$boot" -f "$2" "${trusted[@]}" --copy --mem 1024 -t "$limit" \
 		--until "$stop" -l "$work/$1.log" "${@:4}" "$3" >"$work/$1.result" 2>&1
 }
 run uefi-ffs2 uefi "$work/gpt.img"
@@ -102,6 +136,14 @@ sha256sum -c <(sed "s|-\$|$work/second.img|" "$work/second.sha") >/dev/null 2>&1
 run uefi-root-second-disk uefi "$work/esp-only.img" -- -drive "format=raw,file=$work/second.img"
 sha256sum -c <(sed "s|-\$|$work/second.img|" "$work/second.sha") >/dev/null 2>&1 ||
 	sed -i 's/disk=unchanged/disk=changed (the second disk)/' "$work/uefi-root-second-disk.result"
+stop="$stop|UKC>"
+run bios-config bios "$work/config.img"
+run bios-ddb bios "$work/ddb.img"
+run bios-askname bios "$work/askname.img"
+run bios-com1 bios "$work/com1-mbr.img" -- -serial "file:$work/bios-com1.com1"
+run uefi-com1 uefi "$work/com1-gpt.img" -- -serial "file:$work/uefi-com1.com1"
+run bios-syspatch bios "$work/syspatch.img"
+PLAIN=1 run bios-jitter bios "$work/mbr.img"
 
 # ld.lld's symbols, for the fallback: its /dev/ksyms is this table.
 nsyms=$(readelf -SW "$R/bsd.lld" | sed -n 's/.* \.symtab *SYMTAB *[0-9a-f]* [0-9a-f]* \([0-9a-f]*\) .*/\1/p')
@@ -179,6 +221,70 @@ check uefi-fallback-ffs2 fallback "$duid_gpt"
 check bios-single relinked "$duid_mbr" sd0a '/sbin/init -s'
 check bios-root-second-disk relinked "$duid_mbr" sd1a
 check uefi-root-second-disk relinked "$duid_mbr" sd1a
+check bios-syspatch fallback "$duid_mbr"
+if [ -n "${fp[bios-syspatch]:-}" ] && ! grep -qxF 'relinkboot: fallback: \RELINK\KERNEL.KIT: stale: made from openbsd-7.3-amd64-GENERIC whose vers.o has changed since (sha256 differs, same size)' "$work/bios-syspatch.judged"; then
+	failed=1; not_ok obsd-userland-bios-syspatch-line "no stale line naming vers.o"
+fi
+
+# stopped NAME LINE-REGEX: the kernel stopped where it should (QEMU
+# ended by --until), from the relinked kernel, the disk unchanged.
+stopped() {
+	local name=$1 re=$2 res log=$work/$1.judged line
+	res=$(cat "$work/$name.result")
+	echo "# obsd-userland-$name: $res"
+	clean "$work/$name.log" >"$log"
+	if line=$(grep -m1 -E 'panic:|relinkboot: fallback' "$log"); then
+		failed=1; not_ok "obsd-userland-$name" "$line"
+	elif ! grep -q 'disk=unchanged' <<<"$res"; then
+		failed=1; not_ok "obsd-userland-$name" "the boot changed the disk image"
+	elif ! grep -qE -- "$re" "$log"; then
+		failed=1; not_ok "obsd-userland-$name" "no line /$re/: '$(tail -n 1 "$log")'"
+	else
+		ok "obsd-userland-$name"
+	fi
+}
+stopped bios-config '^UKC> ?$|^UKC>'
+stopped bios-ddb '^Stopped at +[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+:'
+stopped bios-askname '^root device \(default sd0a\): ?'
+
+# com1 NAME: the stage (verbose) and the kernel's console on the second
+# port at 9600 (the kernel says so), init there; nothing of it on the first.
+com1() {
+	local name=$1 res c0=$work/$1.judged c1=$work/$1.com1.judged line
+	res=$(cat "$work/$name.result")
+	echo "# obsd-userland-$name: $res"
+	clean "$work/$name.log" >"$c0"
+	clean "$work/$name.com1" >"$c1"
+	if ! grep -q 'exit=none status=0 ' <<<"$res" || ! grep -q 'disk=unchanged' <<<"$res"; then
+		failed=1; not_ok "obsd-userland-$name" "no clean power-off with the disk unchanged: $res"
+	elif line=$(grep -m1 -E 'panic|fallback' "$c1" "$c0"); then
+		failed=1; not_ok "obsd-userland-$name" "$line"
+	elif ! grep -q '^relinkboot: ' "$c1"; then
+		failed=1; not_ok "obsd-userland-$name" "no stage line on com1"
+	elif ! grep -qE '^com1 at [a-z]+0 .*0x2f8' "$c1" || ! grep -qE '^com1: console' "$c1"; then
+		failed=1; not_ok "obsd-userland-$name" "the kernel's console is not com1 ($c1)"
+	elif ! grep -q '^init: done$' "$c1"; then
+		failed=1; not_ok "obsd-userland-$name" "init's lines are not on com1"
+	elif line=$(grep -m1 -E '^(init:|root on|com1: console)' "$c0"); then
+		failed=1; not_ok "obsd-userland-$name" "on com0: $line"
+	else
+		ok "obsd-userland-$name"
+	fi
+}
+com1 bios-com1
+com1 uefi-com1
+res=$(cat "$work/bios-jitter.result")
+echo "# obsd-userland-bios-jitter: $res"
+clean "$work/bios-jitter.log" >"$work/bios-jitter.judged"
+if ! grep -q 'exit=none status=0 .*disk=unchanged' <<<"$res"; then
+	failed=1; not_ok obsd-userland-bios-jitter "no clean power-off with the disk unchanged: $res"
+elif ! grep -q 'random: boothowto does not indicate good seed' "$work/bios-jitter.judged"; then
+	failed=1; not_ok obsd-userland-bios-jitter "no 'does not indicate good seed' line with TSC jitter alone"
+elif ! grep -q '^init: done$' "$work/bios-jitter.judged" || grep -q 'relinkboot: fallback' "$work/bios-jitter.judged"; then
+	failed=1; not_ok obsd-userland-bios-jitter "the relinked kernel did not run init"
+else
+	ok obsd-userland-bios-jitter
+fi
 a=${fp[uefi-ffs2]:-} b=${fp[bios-ffs1]:-} c=${fp[uefi-fallback-ffs2]:-}
 echo "# obsd-userland fingerprints: relinked $a, $b; fallback $c"
 if [ -z "$a" ] || [ -z "$b" ] || [ -z "$c" ]; then

@@ -46,6 +46,7 @@
 
 #include "../../linkkit/link_internal.h"
 #include "../../linkkit/mb2.h"
+#include "../../linkkit/proto/linux.h"
 #include "leak-canary.h"
 
 #define WIN 32	       /* needle length */
@@ -343,6 +344,30 @@ static void relink(struct secrets *S)
 	S->view_len = v.size;
 }
 
+/* A Linux bzImage fallback (issue 26) enters with ESI = boot_params. */
+static int linux_entry;
+
+/* A bzImage as the BIOS stage loads it: at its pref_address (free under
+ * SeaBIOS), entered at its 32-bit entry; no ELF view. */
+static void load_linux_fallback(struct secrets *S)
+{
+	struct lk_linux_image lx;
+
+	if (lk_linux_bzimage_check(&host, S->fb, S->fb_len, S->fb_path, &lx))
+		die("%s: not a bzImage the stage boots", S->fb_path);
+	S->link_lo = S->load_lo;
+	S->link_hi = S->load_hi;
+	S->load_lo = lx.pref;
+	S->load_hi = lx.pref + lx.mem;
+	S->entry_lma = lx.pref + lx.entry32;
+	S->fb_image_len = lx.mem;
+	S->fb_image = calloc(1, lx.mem + 1);
+	if (!S->fb_image)
+		die("out of memory");
+	lk_linux_load(S->fb, S->fb_len, &lx, S->fb_image);
+	linux_entry = 1;
+}
+
 /* The fallback kernel as the stage loads it: the kernel that runs. */
 static void load_fallback(struct secrets *S)
 {
@@ -351,6 +376,10 @@ static void load_fallback(struct secrets *S)
 	lk_u64 used = 0;
 
 	S->fb = read_file(S->fb_path, &S->fb_len);
+	if (lk_linux_sniff(S->fb, S->fb_len) == LK_LINUX_BZIMAGE) {
+		load_linux_fallback(S);
+		return;
+	}
 	if (lk_elf_check(&host, S->fb, S->fb_len, S->fb_path, &img))
 		die("%s: not a loadable ELF", S->fb_path);
 	S->link_lo = S->load_lo;
@@ -633,6 +662,8 @@ static int fallback_random(const struct secrets *S, uint64_t off)
 	const Elf64_Ehdr *e = (const void *)S->fb;
 	uint64_t pa = S->load_lo + off;
 
+	if (linux_entry)
+		return 0; /* a bzImage: no program headers, nothing random */
 	for (int i = 0; i < e->e_phnum; i++) {
 		Elf64_Phdr ph;
 		memcpy(&ph, S->fb + e->e_phoff + (uint64_t)i * sizeof(ph),
@@ -693,6 +724,8 @@ static int check_gprs(const char *path, char *why, size_t cap)
 		for (int i = 0; i < 4 && !bad; i++) {
 			const char *p = strstr(line, names[i]);
 			unsigned long v;
+			if (linux_entry && i == 1)
+				continue; /* boot.rst: ESI = boot_params */
 			if (p && sscanf(p + 4, "%lx", &v) == 1 && v) {
 				snprintf(why, cap, "%.3s=%08lx at the entry",
 					 names[i], v);

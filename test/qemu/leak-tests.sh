@@ -47,6 +47,11 @@
 # hand-over and loaded over the failed image's range: that range must hold
 # exactly the fallback, the rest none of the failed link. Each
 # `-negative` is the same on the -neg build.
+# `linux-fallback` (BIOS, issue 26) is `fallback` with the Linux corpus'
+# bzImage as the fallback (skipped without the corpus): the stage loads
+# it at its pref_address and enters its 32-bit entry with ESI =
+# boot_params; the range must hold exactly its protected-mode code and
+# zeros up to init_size, the rest none of the failed link's secrets.
 # Environment: B (build directory), LEAK_KEEP=1 keeps the dumps.
 set -uo pipefail
 
@@ -73,6 +78,7 @@ case $fw-$mode in
 esac
 case $fw:$mode in
 *: | *:negative | *:entropy | *:fallback | *:fallback-negative | *:obsd | bios:midlink) ;;
+bios:linux-fallback) ;;
 *:early | *:early-negative | *:obsd-fallback | *:obsd-fallback-negative) ;;
 *) echo "leak-tests.sh: unknown mode $fw $mode" >&2; exit 2 ;;
 esac
@@ -84,6 +90,10 @@ fallback*) breaks=overflow fallback=$B/stand/testkern.elf
 early*) breaks=place fallback=$B/stand/testkern.elf
 	fails="entry symbol '[^']*' is undefined" ;;
 obsd-fallback*) breaks=overflow fails='R_X86_64_8 out of range' ;;
+linux-fallback) breaks=overflow fails='R_X86_64_8 out of range'
+	fallback=$B/corpora/linux-6.1-x86_64-defconfig/arch/x86/boot/bzImage
+	[ "$(cat "$B/corpora/linux-6.1-x86_64-defconfig.stamp" 2>/dev/null)" = ok ] ||
+		skip_all "no Linux corpus (../shared/corpora)" "$name-boot" ;;
 esac
 
 efi=$B/efi/BOOTX64-$suffix.EFI
@@ -116,7 +126,8 @@ sys.stdout.buffer.write(b"".join(hashlib.sha256(b"leak seed file %d" % i).digest
 	{ grep -v '^debug_seed' "$cfg"; echo 'seed_file = \RELINK\SEED.BIN'; } >"$work/relink.cfg"
 	seedopt=(--seed "$work/seed.bin")
 else
-	{ grep -v '^debug_seed' "$cfg"; echo "debug_seed = $seed"; } >"$work/relink.cfg"
+	{ grep -v '^debug_seed' "$cfg"; echo "debug_seed = $seed"
+	  [ "$mode" != linux-fallback ] || echo 'cmdline = console=ttyS0'; } >"$work/relink.cfg"
 fi
 "$mkimage" create -o "$work/disk.img" --efi "$efi" --kit "$kit" \
 	--fallback "$fallback" --cfg "$work/relink.cfg" "${seedopt[@]}" \
@@ -172,6 +183,7 @@ fi
 # The demo kernel's verdict; the fallback test kernel's: its loader line.
 want='demo: (PASS|FAIL)'
 case $mode in
+linux-fallback) want='Linux version [0-9.]+' ;;
 fallback* | early*) want='testkern: loader relinkboot [a-z]+' ;;
 obsd*) want='obsd: (PASS|FAIL)' ;;
 esac
@@ -192,7 +204,7 @@ if ! grep -q 'LEAKTEST build' "$work/serial.txt"; then
 	exit 0
 fi
 case $mode in
-fallback* | early* | obsd-fallback*)
+fallback* | early* | obsd-fallback* | linux-fallback)
 	# The failure must be the one the kit was broken for (overflow: late,
 	# in the write; place: before any image was written).
 	if ! grep -qE "relinkboot: fallback: .*$fails" "$work/serial.txt"; then
@@ -202,7 +214,7 @@ fallback* | early* | obsd-fallback*)
 	# The OpenBSD protocol names no loader: leak-scan finds the
 	# fallback's image in its range, and the kernel must give a verdict.
 	case $mode in
-	obsd*) ok=$verdict ;;
+	obsd* | linux*) ok=$verdict ;;
 	*) ok='testkern: loader relinkboot fallback' ;;
 	esac
 	[ -n "$verdict" ] && [ "$verdict" = "$ok" ] ||
@@ -224,7 +236,7 @@ esac
 [ -s "$work/ram.dump" ] || { echo "not ok $name-boot: no RAM dump at the kernel's entry ($work/gdb.out)"; exit 0; }
 [ -n "$verdict" ] || { echo "not ok $name-boot: no verdict from the kernel in ${limit}s"; exit 0; }
 case $mode in
-fallback* | early* | obsd*) ;;
+fallback* | early* | obsd* | linux*) ;;
 *) grep -q 'demo: ramscan clean' "$work/serial.txt" ||
 	echo "# $name: the demo kernel's own scan: $(grep -a 'ramscan' "$work/serial.txt" | head -n 1)" ;;
 esac

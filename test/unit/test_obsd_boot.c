@@ -138,8 +138,9 @@ static void test_args(void)
  * BOOTDUID and CONSDEV from the config's boot(8) options. */
 struct built {
 	uint32_t w[LK_OBSD_STACK_WORDS]; /* return address + 8 args */
-	int duid, consdev;
+	int duid, consdev, ucode;
 	uint8_t duid_bytes[8];
+	uint64_t uc[2];
 	struct lk_obsd_consdev cd;
 };
 
@@ -149,7 +150,7 @@ static int build(const char *cfg, int have_duid, int good, struct built *out)
 	struct lk_config c;
 	struct lk_kernel k = { 0 };
 	struct lk_machine m = { 0 };
-	struct lk_handover ho = { &k, &m, "", &c.obsd, good };
+	struct lk_handover ho = { &k, &m, "", &c.obsd, good, 0, 0 };
 	struct lk_entry e;
 	const uint8_t *p;
 
@@ -157,6 +158,10 @@ static int build(const char *cfg, int have_duid, int good, struct built *out)
 	lk_config_defaults(&c);
 	lk_config_parse(&tap_host, "T", cfg, strlen(cfg), &c);
 	ho.cmdline = c.cmdline;
+	if (strstr(cfg, "# ucode")) {
+		ho.ucode_addr = 0x100000;
+		ho.ucode_size = 0x2c00;
+	}
 	k.proto = &lk_proto_openbsd;
 	k.load_hi = 0x2000000;
 	m.map = map;
@@ -180,6 +185,10 @@ static int build(const char *cfg, int have_duid, int good, struct built *out)
 		if (type == LK_OBSD_BOOTARG_BOOTDUID) {
 			out->duid = 1;
 			memcpy(out->duid_bytes, p + 12, 8);
+		}
+		if (type == LK_OBSD_BOOTARG_UCODE && size == 12 + 16) {
+			out->ucode++;
+			memcpy(out->uc, p + 12, 16);
 		}
 		if (type == LK_OBSD_BOOTARG_CONSDEV) {
 			out->consdev = 1;
@@ -233,6 +242,20 @@ static void test_builder(void)
 		  b.consdev, b.w[1]);
 }
 
+/* BOOTARG_UCODE: present exactly when the stage kept microcode, as
+ * bios_ucode_t {uc_addr, uc_size}. */
+static void test_ucode(void)
+{
+	struct built b = { 0 };
+
+	tap_check(build("", 1, 1, &b) == 0 && b.ucode == 0, "obsd_ucode_none",
+		  "%d records", b.ucode);
+	tap_check(build("# ucode\n", 1, 1, &b) == 0 && b.ucode == 1 &&
+			  b.uc[0] == 0x100000 && b.uc[1] == 0x2c00,
+		  "obsd_ucode", "%d records, 0x%llx + 0x%llx", b.ucode,
+		  (unsigned long long)b.uc[0], (unsigned long long)b.uc[1]);
+}
+
 static void test_bootdev(void)
 {
 	tap_check(lk_obsd_bootdev_bios(0x80) == 0xa0000000u &&
@@ -260,6 +283,7 @@ int main(void)
 	test_args();
 	test_bootdev();
 	test_builder();
+	test_ucode();
 	test_serial();
 	return tap_failed;
 }

@@ -1,0 +1,120 @@
+/*
+ * A Linux kernel file (bzImage or ELF vmlinux) as the fallback: checked
+ * (linkkit/proto/linux.c), put at an aligned physical address the stage
+ * finds free (not a fixed 16 MiB: OVMF's SMM builds keep ACPI NVS there),
+ * and its initrd loaded into memory the kernel keeps, below the header's
+ * initrd_addr_max, verified like the fallback when a key is configured.
+ */
+#include "boot.h"
+
+#define LK_4G 0x100000000ull
+
+int lk_boot_is_linux(struct lk_boot *b, const char *name, const void *data,
+		     lk_u64 size)
+{
+	if (name[0] == '/')
+		return 0; /* the OpenBSD root's kernels */
+	return lk_linux_sniff(data, size) != LK_LINUX_NONE ||
+	       b->cfg.protocol == LK_PROTO_LINUX;
+}
+
+static void *lk_linux_place(struct lk_boot *b, const struct lk_linux_image *img,
+			    lk_u64 *phys)
+{
+	if (img->relocatable && b->ops->place_any)
+		return b->ops->place_any(b, img->mem, img->align, img->pref,
+					 phys);
+	*phys = img->pref;
+	return b->ops->place(b, img->pref, img->pref + img->mem);
+}
+
+/* Page-aligned: the kernel frees the initrd's pages once unpacked and
+ * warns about a start inside a page (free_init_pages). */
+static void *lk_initrd_mem(struct lk_boot *b, const char *path, lk_u64 size,
+			   lk_u64 max)
+{
+	lk_u64 n = size + 4095;
+	void *p = b->ops->alloc_kept_max ? b->ops->alloc_kept_max(b, n, max)
+					 : b->ops->alloc_kept(b, n);
+	lk_u64 a = ((lk_u64)(lk_uptr)p + 4095) & ~4095ull;
+
+	if (!p) {
+		lk_boot_fail(b,
+			     "%s: no memory for its %llu bytes below "
+			     "initrd_addr_max 0x%llx",
+			     path, size, max);
+		return LK_NULL;
+	}
+	if (a + size - 1 > max) {
+		lk_boot_fail(b,
+			     "%s: placed at 0x%llx, above initrd_addr_max "
+			     "0x%llx",
+			     path, a, max);
+		return LK_NULL;
+	}
+	return (void *)(lk_uptr)a;
+}
+
+/* The initrd into kept memory; the file's buffer is wiped and freed. */
+static int lk_boot_initrd(struct lk_boot *b, struct lk_kernel *k)
+{
+	const char *path = b->cfg.initrd;
+	lk_u64 max = k->lx.initrd_max, size = 0;
+	void *data = LK_NULL, *dst = LK_NULL;
+	int rc = -1;
+
+	if (!path[0])
+		return 0;
+	if (lk_boot_read(b, path, 0, &data, &size))
+		return -1;
+	if (b->have_key && lk_boot_check_sig(b, path, data, size))
+		goto out;
+	if (size == 0 || size > max + 1) {
+		lk_boot_fail(b,
+			     "%s: %llu bytes, larger than the kernel's "
+			     "initrd_addr_max 0x%llx allows",
+			     path, size, max);
+		goto out;
+	}
+	dst = lk_initrd_mem(b, path, size, max);
+	if (!dst)
+		goto out;
+	lk_memcpy(dst, data, (lk_size)size);
+	k->initrd_addr = (lk_u64)(lk_uptr)dst;
+	k->initrd_size = size;
+	rc = 0;
+out:
+	b->ops->free_big(b, data, size);
+	return rc;
+}
+
+int lk_boot_linux_load(struct lk_boot *b, const char *name, const void *data,
+		       lk_u64 size, struct lk_kernel *k)
+{
+	struct lk_linux_image *img = &k->lx;
+	lk_u64 phys = 0;
+	void *dst;
+
+	if (lk_linux_check(&b->host, data, size, name, img))
+		return -1;
+	k->proto = &lk_proto_linux;
+	dst = lk_linux_place(b, img, &phys);
+	if (!dst)
+		return -1;
+	if (phys & (img->align - 1) || phys >= LK_4G ||
+	    img->mem > LK_4G - phys) {
+		lk_boot_fail(b,
+			     "%s: placed at 0x%llx, not aligned to 0x%llx "
+			     "below 4 GiB",
+			     name, phys, img->align);
+		return -1;
+	}
+	lk_linux_load(data, size, img, dst);
+	k->load_lo = phys;
+	k->load_hi = phys + img->mem;
+	k->entry = phys + (img->entry64 != ~0ull ? img->entry64 : img->entry32);
+	k->loader_name = "relinkboot fallback";
+	if (b->ops->settle(b, k, data, size))
+		return -1;
+	return lk_boot_initrd(b, k);
+}

@@ -1,0 +1,30 @@
+#!/bin/sh
+# /init of the Linux boot tests' initramfs (test/linux/test-boot.sh): it
+# reports what the kernel was given as `linuxtest:` lines on the console,
+# then powers off.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+echo "linuxtest: init reached"
+echo "linuxtest: cmdline $(cat /proc/cmdline)"
+echo "linuxtest: marker $(cat /marker)"
+grep 'System RAM' /proc/iomem | sed 's/^/linuxtest: iomem /'
+# The zero page as the kernel got it (arch/x86/kernel/ksysfs.c).
+od -An -v -tx1 /sys/kernel/boot_params/data | tr -d '\n' |
+	sed 's/^ */linuxtest: zeropage /'
+echo
+if [ -d /sys/firmware/efi ]; then
+	echo "linuxtest: efi runtime $(cat /sys/firmware/efi/runtime 2>&1)"
+	[ -f /lib/modules/efivarfs.ko ] && insmod /lib/modules/efivarfs.ko
+	mount -t efivarfs efivarfs /sys/firmware/efi/efivars &&
+		echo "linuxtest: efivarfs mounted"
+	n=$(ls /sys/firmware/efi/efivars | wc -l)
+	echo "linuxtest: efivars $n"
+	v=/sys/firmware/efi/efivars/BootOrder-8be4df61-93ca-11d2-aa0d-00e098032b8c
+	[ -r $v ] && echo "linuxtest: efivar BootOrder $(od -An -tx1 $v | tr -d '\n')"
+else
+	echo "linuxtest: no efi"
+fi
+echo "linuxtest: done"
+poweroff -f

@@ -1,0 +1,250 @@
+#!/usr/bin/env bash
+# Linux through both stages (issue 26): the corpus' bzImage as the
+# fallback of a kit that is missing, and its vmlinux through `protocol
+# linux`, each with an initramfs of Debian's busybox-static whose /init
+# (test/linux/init.sh) reports what the kernel got: the command line, the
+# initrd's marker, /proc/iomem, the zero page as the kernel keeps it
+# (/sys/kernel/boot_params/data) and, under OVMF, efivarfs. QEMU TCG,
+# -m 2048 -smp 2, every disk image booted from a copy and checked
+# unchanged. Then the refusals, each one line: a corrupt setup header,
+# an initrd larger than initrd_addr_max allows, an unsigned initrd with a
+# key configured.
+#
+# usage: test-boot.sh BUILD_DIR [NAME-REGEX]   (names below; default all)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../qemu/lib.sh"
+B=$(cd "$1" && pwd)
+only=${2:-${LINUX_TESTS:-.}}
+root=$here/../..
+mk=$root/tools/mkimage.sh
+corpus=$B/corpora/linux-6.1-x86_64-defconfig
+ovmf=/usr/share/OVMF
+names=(linux-uefi-bzimage linux-uefi-vmlinux linux-bios-bzimage
+       linux-bios-vmlinux linux-smm-vmlinux linux-sb-bzimage
+       linux-bios-signed linux-bad-header linux-initrd-too-large
+       linux-initrd-unsigned linux-uefi-initrd-unsigned linux-bios-initrd-low)
+sel=()
+for n in "${names[@]}"; do [[ $n =~ $only ]] && sel+=("$n"); done
+
+[ "$(cat "$B/corpora/linux-6.1-x86_64-defconfig.stamp" 2>/dev/null)" = ok ] ||
+	skip_all "no Linux corpus (../shared/corpora/linux-6.1-x86_64-defconfig.tar.xz)" "${sel[@]}"
+[ -x /bin/busybox ] || skip_all "no /bin/busybox (Debian busybox-static; mk/deps.sh installs it)" "${sel[@]}"
+export LINKKIT=$B/tools/linkkit
+run=$(new_run_dir "$B/test/linux/run" "$B/test/linux/latest") ||
+	fail_all "cannot make a run directory" "${sel[@]}"
+
+# ---- inputs ----
+token=$(od -An -tx1 -N6 /dev/urandom | tr -d ' \n')
+cmdline="console=ttyS0 relinktest=$token"
+bz=$corpus/arch/x86/boot/bzImage
+setup() {
+	"$here/mkinitramfs.py" "$run/initrd.img" /bin/busybox "$here/init.sh" \
+		"$token" "lib/modules/efivarfs.ko=$corpus/fs/efivarfs/efivarfs.ko" &&
+	strip -o "$run/vmlinux" "$corpus/vmlinux" && gzip -9n "$run/vmlinux" &&
+	signify_keys "$run" k &&
+	"$LINKKIT" sign -s "$run/k.sec" -o "$run/initrd.sig" "$run/initrd.img" >/dev/null
+}
+setup >"$run/setup.log" 2>&1 || fail_all "setup failed: $(tail -1 "$run/setup.log")" "${sel[@]}"
+initrd_size=$(stat -c %s "$run/initrd.img")
+
+# image NAME KERNEL [CONFIG LINES...]: a disk with both stages, no kit,
+# KERNEL as \RELINK\FALLBACK.ELF and the initrd beside it.
+image() {
+	local name=$1 kernel=$2 img=$run/$1.img
+	shift 2
+	{
+		echo 'initrd = \RELINK\INITRD.IMG'
+		echo "cmdline = $cmdline"
+		printf '%s\n' "$@"
+	} >"$run/$name.cfg"
+	"$mk" create -o "$img" --efi "$B/efi/BOOTX64.EFI" --kit "$B/demo/kernel.kit" \
+		--fallback "$B/demo/fallback.elf" --cfg "$run/$name.cfg" \
+		--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" &&
+	"$mk" remove "$img" /RELINK/KERNEL.KIT &&
+	"$mk" remove "$img" /RELINK/FALLBACK.ELF &&
+	"$mk" put "$img" /RELINK/FALLBACK.ELF "$kernel" &&
+	"$mk" put "$img" /RELINK/INITRD.IMG "$run/initrd.img"
+}
+
+# boot NAME FIRMWARE IMG [boot.sh options]: one boot, its result line in
+# NAME.result, its serial log NAME.log.
+boot() {
+	local name=$1 fw=$2 img=$3
+	shift 3
+	QEMU_MEM=2048 "$here/../qemu/boot.sh" -f "$fw" --smp 2 --cpu max --copy \
+		-t "${LINUX_BOOT_TIMEOUT:-150}" -l "$run/$name.log" "$@" "$img" \
+		>"$run/$name.result" 2>&1
+}
+
+# ---- checks on a Linux boot's log ----
+zp=()
+zp_load() { read -ra zp < <(grep -a -m1 '^linuxtest: zeropage' <(clean "$1") | cut -d' ' -f3-); }
+zp_u32() { local o=$1; echo $((16#${zp[o+3]}${zp[o+2]}${zp[o+1]}${zp[o]})); }
+zp_u8() { echo $((16#${zp[$1]})); }
+
+# linux_checks NAME EFI(0|1): why it failed on stdout, nothing when fine.
+linux_checks() {
+	local name=$1 efi=$2 log=$run/$1.log res
+	res=$(cat "$run/$name.result")
+	[[ $res == *disk=unchanged* ]] || { echo "disk changed or no boot: $res"; return; }
+	grep -aq '^linuxtest: done' <(clean "$log") || { echo "/init did not finish: $res"; return; }
+	grep -aqx 'relinkboot: fallback: \\RELINK\\KERNEL.KIT: file not found' <(clean "$log") ||
+		{ echo "no fallback line for the missing kit"; return; }
+	grep -aqx "linuxtest: cmdline $cmdline" <(clean "$log") ||
+		{ echo "command line differs: $(grep -a 'linuxtest: cmdline' "$log")"; return; }
+	grep -aqx "linuxtest: marker $token" <(clean "$log") || { echo "initrd marker missing"; return; }
+	grep -aq '^linuxtest: iomem 00100000-' <(clean "$log") || { echo "no System RAM at 1 MiB in /proc/iomem"; return; }
+	if grep -aE 'WARNING|BUG|Oops|Call Trace' <(clean "$log") | grep -av '^linuxtest' | head -1 >"$run/$name.bad" &&
+		[ -s "$run/$name.bad" ]; then
+		echo "kernel said: $(cat "$run/$name.bad")"
+		return
+	fi
+	zp_load "$log"
+	[ ${#zp[@]} -eq 4096 ] || { echo "no zero page from /sys/kernel/boot_params/data"; return; }
+	[ "$(zp_u32 0x218)" != 0 ] && [ "$(zp_u32 0x21c)" = "$initrd_size" ] ||
+		{ echo "ramdisk_size $(zp_u32 0x21c), the initrd has $initrd_size bytes"; return; }
+	[ "$(zp_u8 0x210)" = 255 ] && [ "$(zp_u8 0x1e8)" -gt 0 ] ||
+		{ echo "type_of_loader $(zp_u8 0x210), e820_entries $(zp_u8 0x1e8)"; return; }
+	if [ "$efi" = 1 ]; then
+		[ "$(zp_u32 0x1c0)" = $((0x34364c45)) ] && [ "$(zp_u32 0x1c4)" != 0 ] &&
+			[ "$(zp_u32 0x1c8)" -ge 40 ] && [ "$(zp_u32 0x1cc)" = 1 ] ||
+			{ echo "efi_info: signature/systab/desc size/version wrong"; return; }
+		grep -aq 'efi: EFI v[0-9.]* by EDK II' <(clean "$log") ||
+			{ echo "the kernel did not read the system table (no efi: EFI v... line)"; return; }
+		grep -aq '^linuxtest: efivarfs mounted' <(clean "$log") &&
+			grep -aq '^linuxtest: efivar BootOrder ' <(clean "$log") ||
+			{ echo "efivarfs: runtime services do not work"; return; }
+	else
+		grep -aq '^linuxtest: no efi' <(clean "$log") && [ "$(zp_u32 0x1c0)" = 0 ] ||
+			{ echo "EFI information under BIOS"; return; }
+	fi
+}
+
+# The kernel's range (code32_start = its load address, init_size what
+# it owns from there) must miss ACPI NVS, with no copy-over warning.
+nvs_checks() {
+	local name=$1 size lo
+	zp_load "$run/$name.log"
+	[ ${#zp[@]} -eq 4096 ] || { echo "no zero page"; return; }
+	lo=$(zp_u32 0x214)
+	size=$(zp_u32 0x260)
+	! grep -aq 'overlaps ACPI NVS' <(clean "$run/$name.log") || { echo "copied over ACPI NVS"; return; }
+	[ $((lo + size)) -le $((0x810000)) ] || [ "$lo" -ge $((0x1710000)) ] ||
+		echo "kernel at $(printf 0x%x "$lo") overlaps [0x810000, 0x1710000)"
+}
+
+# refusal NAME LINE: the stage's one line, and nothing booted.
+refusal() {
+	local name=$1 want=$2 n
+	n=$(grep -ac '^relinkboot: fallback failed:' <(clean "$run/$name.log"))
+	grep -aqxF "$want" <(clean "$run/$name.log") && [ "$n" = 1 ] &&
+		! grep -aq 'Linux version' <(clean "$run/$name.log") ||
+		echo "want one line '$want', got: $(grep -a 'fallback failed' "$run/$name.log" | head -2 | tr -d '\r')"
+	[[ $(cat "$run/$name.result") == *disk=unchanged* ]] || echo "disk changed: $(cat "$run/$name.result")"
+}
+
+want() { [[ " ${sel[*]} " == *" $1 "* ]]; }
+
+# ---- the boots (two at a time) ----
+declare -A why
+until_done=(--until '^linuxtest: done')
+if want linux-uefi-bzimage || want linux-bios-bzimage || want linux-sb-bzimage; then
+	image bz "$bz" >>"$run/setup.log" 2>&1 || fail_all "cannot make the bzImage disk" "${sel[@]}"
+fi
+if want linux-uefi-vmlinux || want linux-bios-vmlinux || want linux-smm-vmlinux; then
+	image vm "$run/vmlinux.gz" 'protocol = linux' >>"$run/setup.log" 2>&1 ||
+		fail_all "cannot make the vmlinux disk" "${sel[@]}"
+fi
+want linux-uefi-bzimage && { boot linux-uefi-bzimage uefi "$run/bz.img" "${until_done[@]}" & }
+want linux-bios-bzimage && { boot linux-bios-bzimage bios "$run/bz.img" "${until_done[@]}" & }
+wait_for_slot 2
+want linux-uefi-vmlinux && { boot linux-uefi-vmlinux uefi "$run/vm.img" "${until_done[@]}" & }
+wait_for_slot 2
+want linux-bios-vmlinux && { boot linux-bios-vmlinux bios "$run/vm.img" "${until_done[@]}" & }
+wait_for_slot 2
+if want linux-smm-vmlinux; then
+	OVMF_CODE=$ovmf/OVMF_CODE_4M.secboot.fd OVMF_VARS=$ovmf/OVMF_VARS_4M.fd \
+		boot linux-smm-vmlinux uefi "$run/vm.img" "${until_done[@]}" -- \
+		-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on &
+fi
+wait_for_slot 2
+if want linux-sb-bzimage; then
+	openssl rsa -passin pass:snakeoil -in /usr/share/ovmf/PkKek-1-snakeoil.key \
+		-out "$run/db.key" >>"$run/setup.log" 2>&1 &&
+	sbsign --key "$run/db.key" --cert /usr/share/ovmf/PkKek-1-snakeoil.pem \
+		--output "$run/BOOTX64.signed.EFI" "$B/efi/BOOTX64.EFI" >>"$run/setup.log" 2>&1 &&
+	cp --sparse=always "$run/bz.img" "$run/sb.img" &&
+	"$mk" put "$run/sb.img" /EFI/BOOT/BOOTX64.EFI "$run/BOOTX64.signed.EFI" >>"$run/setup.log" 2>&1 &&
+	{ OVMF_CODE=$ovmf/OVMF_CODE_4M.snakeoil.fd OVMF_VARS=$ovmf/OVMF_VARS_4M.snakeoil.fd \
+		boot linux-sb-bzimage uefi "$run/sb.img" "${until_done[@]}" -- \
+		-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on & } ||
+		why[linux-sb-bzimage]="cannot sign the stage: $(tail -1 "$run/setup.log")"
+fi
+wait_for_slot 2
+# Signed: the fallback and the initrd by k, its key in RELINK.CFG.
+pub="pubkey = $(sed -n 2p "$run/k.pub")"
+if want linux-bios-signed || want linux-initrd-unsigned || want linux-uefi-initrd-unsigned; then
+	{ image signed "$bz" "$pub" &&
+	  "$LINKKIT" sign -s "$run/k.sec" -o "$run/bz.sig" "$bz" &&
+	  "$mk" put "$run/signed.img" /RELINK/FALLBACK.SIG "$run/bz.sig" &&
+	  cp --sparse=always "$run/signed.img" "$run/unsigned.img" &&
+	  "$mk" put "$run/signed.img" /RELINK/INITRD.SIG "$run/initrd.sig"; } >>"$run/setup.log" 2>&1 ||
+		fail_all "cannot make the signed disks" "${sel[@]}"
+fi
+want linux-bios-signed && { boot linux-bios-signed bios "$run/signed.img" "${until_done[@]}" & }
+wait_for_slot 2
+halt=(--until 'nothing to boot; halting')
+want linux-initrd-unsigned && { boot linux-initrd-unsigned bios "$run/unsigned.img" "${halt[@]}" & }
+wait_for_slot 2
+want linux-uefi-initrd-unsigned && { boot linux-uefi-initrd-unsigned uefi "$run/unsigned.img" -t 60 & }
+wait_for_slot 2
+if want linux-bad-header; then
+	cp "$bz" "$run/bad.bz" && printf '\x09\x02' | dd of="$run/bad.bz" bs=1 seek=$((0x206)) conv=notrunc status=none
+	image bad "$run/bad.bz" >>"$run/setup.log" 2>&1 && { boot linux-bad-header bios "$run/bad.img" "${halt[@]}" & }
+fi
+wait_for_slot 2
+if want linux-bios-initrd-low; then
+	# initrd_addr_max 256 MiB - 1: below the BIOS stage's heap, which
+	# sits at the top of RAM; the stage must look lower.
+	cp "$bz" "$run/low.bz" && printf '\xff\xff\xff\x0f' | dd of="$run/low.bz" bs=1 seek=$((0x22c)) conv=notrunc status=none
+	image low "$run/low.bz" >>"$run/setup.log" 2>&1 && { boot linux-bios-initrd-low bios "$run/low.img" "${until_done[@]}" & }
+fi
+wait_for_slot 2
+if want linux-initrd-too-large; then
+	# initrd_addr_max 512 KiB - 1: the ~1 MB initrd is larger.
+	cp "$bz" "$run/small.bz" && printf '\xff\xff\x07\x00' | dd of="$run/small.bz" bs=1 seek=$((0x22c)) conv=notrunc status=none
+	image small "$run/small.bz" >>"$run/setup.log" 2>&1 && { boot linux-initrd-too-large bios "$run/small.img" "${halt[@]}" & }
+fi
+wait
+
+# ---- results ----
+for n in "${sel[@]}"; do
+	[ -n "${why[$n]:-}" ] && { not_ok "$n" "${why[$n]}"; continue; }
+	[ -r "$run/$n.log" ] || { not_ok "$n" "did not run (see $run/setup.log)"; continue; }
+	case $n in
+	linux-uefi-*bzimage | linux-uefi-vmlinux) r=$(linux_checks "$n" 1) ;;
+	linux-bios-bzimage | linux-bios-vmlinux | linux-bios-signed) r=$(linux_checks "$n" 0) ;;
+	linux-bios-initrd-low)
+		r=$(linux_checks "$n" 0)
+		zp_load "$run/$n.log"
+		[ -n "$r" ] || [ $(($(zp_u32 0x218) + $(zp_u32 0x21c) - 1)) -le $((0x0fffffff)) ] ||
+			r="initrd at $(printf 0x%x "$(zp_u32 0x218)") ends above initrd_addr_max 0xfffffff" ;;
+	linux-smm-vmlinux) r=$(linux_checks "$n" 1); [ -n "$r" ] || r=$(nvs_checks "$n") ;;
+	linux-sb-bzimage)
+		r=$(linux_checks "$n" 1)
+		[ -n "$r" ] || grep -aq 'secureboot: Secure boot enabled' <(clean "$run/$n.log") ||
+			r="the kernel does not report Secure Boot on"
+		zp_load "$run/$n.log"
+		[ -n "$r" ] || [ "${zp[0x1ec]:-}" = 03 ] || r="zero page secure_boot ${zp[0x1ec]:-none}, want 3"
+		[ -n "$r" ] || r=$(nvs_checks "$n") ;;
+	linux-bad-header)
+		r=$(refusal "$n" 'relinkboot: fallback failed: \RELINK\FALLBACK.ELF: setup header: boot protocol 2.09 is older than 2.12') ;;
+	linux-initrd-too-large)
+		r=$(refusal "$n" "relinkboot: fallback failed: \\RELINK\\INITRD.IMG: $initrd_size bytes, larger than the kernel's initrd_addr_max 0x7ffff allows") ;;
+	linux-initrd-unsigned | linux-uefi-initrd-unsigned)
+		r=$(refusal "$n" 'relinkboot: fallback failed: \RELINK\INITRD.IMG: not signed (\RELINK\INITRD.SIG: file not found), and a public key is configured') ;;
+	esac
+	report "$n" "$r"
+done
+print_results "$run"
