@@ -26,7 +26,6 @@ static const struct lk_boot_ops eb_ops = {
 	.free_big = eb_free_big,
 	.alloc_kept = eb_alloc_kept,
 	.alloc_kept_below = eb_alloc_kept_below,
-	.alloc_kept_max = eb_alloc_kept_max,
 	.place_any = eb_place_any,
 	.console = eb_console,
 	.place = eb_place_kernel,

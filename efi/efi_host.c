@@ -232,14 +232,8 @@ void *eb_alloc_kept(struct lk_boot *b, lk_u64 size)
 
 void *eb_alloc_kept_below(struct lk_boot *b, lk_u64 size, lk_u64 limit)
 {
-	return eb_pages(eb_of(b), size, limit, 0);
-}
-
-void *eb_alloc_kept_max(struct lk_boot *b, lk_u64 size, lk_u64 max)
-{
-	lk_u64 limit = max + 1 < 0x100000000ull ? max + 1 : 0x100000000ull;
-
-	return eb_pages(eb_of(b), size, limit, 0);
+	return eb_pages(eb_of(b), size,
+			limit < 0x100000000ull ? limit : 0x100000000ull, 0);
 }
 
 void eb_release(struct lk_boot *b)

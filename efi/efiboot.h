@@ -136,8 +136,6 @@ int eb_settle_kernel(struct lk_boot *b, struct lk_kernel *k, const void *hdr,
  * the lowest aligned free fit below 4 GiB in the firmware's map). */
 void *eb_place_any(struct lk_boot *b, lk_u64 size, lk_u64 align, lk_u64 pref,
 		   lk_u64 *phys);
-/* efi_host.c: the alloc_kept_max hook (the initrd). */
-void *eb_alloc_kept_max(struct lk_boot *b, lk_u64 size, lk_u64 max);
 
 /* secureboot.c: reads SecureBoot/SetupMode, then applies the Secure Boot
  * policy to the parsed config (one line per refusal), against the

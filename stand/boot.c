@@ -79,7 +79,6 @@ static const struct lk_boot_ops stand_ops = {
 	.console = stand_console,
 	.place = stand_place,
 	.place_any = stand_place_any,
-	.alloc_kept_max = stand_alloc_kept_max,
 	.settle = stand_settle,
 	.print = stand_print_line,
 	.poll_key = stand_poll_key,

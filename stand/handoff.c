@@ -57,18 +57,6 @@ void *stand_alloc_kept(struct lk_boot *b, lk_u64 size)
 	return heap_alloc(&stand_of(b)->heap, (lk_size)size);
 }
 
-/* Low kept memory (microcode), at 1 MiB as biosboot puts it: above
- * the stage and the BIOS, below where kernels are linked. */
-void *stand_alloc_kept_below(struct lk_boot *b, lk_u64 size, lk_u64 limit)
-{
-	lk_u64 lo = ONE_MB, hi = ONE_MB + size;
-
-	if (size == 0 || hi > limit || !mem_is_usable(lo, hi) ||
-	    heap_reserve(&stand_of(b)->heap, lo, hi))
-		return LK_NULL;
-	return (void *)(lk_uptr)lo;
-}
-
 static lk_u32 mb2_type(lk_u32 e820_type)
 {
 	return e820_type >= 1 && e820_type <= 5 ? e820_type
@@ -233,17 +221,21 @@ void *stand_place_any(struct lk_boot *b, lk_u64 size, lk_u64 align,
 	return (void *)(lk_uptr)a;
 }
 
-/* The initrd: from the heap when that is below max (the usual case),
- * else the lowest E820 fit beside the kernel. */
-void *stand_alloc_kept_max(struct lk_boot *b, lk_u64 size, lk_u64 max)
+/* Kept memory below limit: from the heap when its top is low enough
+ * (a Linux initrd, usually), else the lowest E820 fit from 1 MiB, where
+ * biosboot puts microcode: above the stage and the BIOS, beside the
+ * placed kernel. */
+void *stand_alloc_kept_below(struct lk_boot *b, lk_u64 size, lk_u64 limit)
 {
 	struct stand *s = stand_of(b);
-	lk_u8 *p = stand_alloc_kept(b, size);
-	lk_u64 limit = max < FOUR_GB - 1 ? max + 1 : FOUR_GB;
+	lk_u64 top = s->heap.top;
 
-	if (p && (lk_u64)(lk_uptr)p + size <= limit)
-		return p;
-	return (void *)(lk_uptr)stand_find(s, size, 4096, 0, limit);
+	limit = limit < FOUR_GB ? limit : FOUR_GB;
+	if (size == 0 || size > limit)
+		return LK_NULL;
+	if (top <= limit)
+		return stand_alloc_kept(b, size);
+	return (void *)(lk_uptr)stand_find(s, size, 4096, ONE_MB, limit);
 }
 
 void stand_enter_kernel(struct lk_boot *b, const struct lk_kernel *k)

@@ -58,6 +58,5 @@ void *stand_alloc_kept_below(struct lk_boot *b, lk_u64 size, lk_u64 limit);
 void stand_enter_kernel(struct lk_boot *b, const struct lk_kernel *k);
 void *stand_place_any(struct lk_boot *b, lk_u64 size, lk_u64 align,
 		      lk_u64 pref, lk_u64 *phys);
-void *stand_alloc_kept_max(struct lk_boot *b, lk_u64 size, lk_u64 max);
 
 #endif

@@ -36,13 +36,11 @@ struct lk_boot_ops {
 	void (*free_big)(struct lk_boot *b, void *p, lk_u64 size);
 	/* Memory below 4 GiB the kernel keeps (the ELF-sections view). */
 	void *(*alloc_kept)(struct lk_boot *b, lk_u64 size);
-	/* Optional: the same, ending below limit (microcode under 16 MiB);
-	 * LK_NULL when there is none. */
+	/* Optional: the same, every byte below limit (<= 4 GiB): microcode
+	 * under 16 MiB, a Linux initrd under initrd_addr_max. LK_NULL when
+	 * there is none; callers without it use alloc_kept and check. */
 	void *(*alloc_kept_below)(struct lk_boot *b, lk_u64 size,
 				  lk_u64 limit);
-	/* Optional: kept memory below 4 GiB, every byte at or below max
-	 * (a Linux initrd, initrd_addr_max); else alloc_kept, checked. */
-	void *(*alloc_kept_max)(struct lk_boot *b, lk_u64 size, lk_u64 max);
 	/* Optional: a relocatable kernel's size bytes at an align-aligned
 	 * physical address below 4 GiB chosen from the memory map (pref
 	 * first when free); *phys gets it. LK_NULL, one line, when none.

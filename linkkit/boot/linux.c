@@ -34,8 +34,10 @@ static void *lk_initrd_mem(struct lk_boot *b, const char *path, lk_u64 size,
 			   lk_u64 max)
 {
 	lk_u64 n = size + 4095;
-	void *p = b->ops->alloc_kept_max ? b->ops->alloc_kept_max(b, n, max)
-					 : b->ops->alloc_kept(b, n);
+	lk_u64 limit = max < 0xffffffffull ? max + 1 : 0x100000000ull;
+	void *p = b->ops->alloc_kept_below
+			  ? b->ops->alloc_kept_below(b, n, limit)
+			  : b->ops->alloc_kept(b, n);
 	lk_u64 a = ((lk_u64)(lk_uptr)p + 4095) & ~4095ull;
 
 	if (!p) {

@@ -214,10 +214,11 @@ static unsigned char *fake_low(lk_u64 size)
 	return arena + used - size;
 }
 
-static void *fake_alloc_kept_max(struct lk_boot *b, lk_u64 size, lk_u64 max)
+static void *fake_alloc_kept_below(struct lk_boot *b, lk_u64 size,
+				   lk_u64 limit)
 {
 	(void)b;
-	(void)max;
+	(void)limit;
 	return size <= (4u << 20) ? fake_low(size) : NULL;
 }
 
@@ -275,7 +276,7 @@ static struct lk_boot_ops fake_ops = {
 	.alloc_big = fake_alloc_big,
 	.free_big = fake_free_big,
 	.alloc_kept = fake_alloc_kept,
-	.alloc_kept_max = fake_alloc_kept_max,
+	.alloc_kept_below = fake_alloc_kept_below,
 	.place = fake_place,
 	.settle = fake_settle,
 	.fw_rng_name = "FAKE_RNG",
