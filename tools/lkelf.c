@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "lkcli.h"
+#include "../linkkit/proto/linux.h"
 
 static const char *mb2_note(const struct lk_elf_image *img)
 {
@@ -38,6 +40,59 @@ static int check_sig(const char *pub, const char *sig, const char *path,
 	return rc;
 }
 
+/* The stage inflates a gzip'd fallback (a bsd.rd, a vmlinux.gz) before
+ * it checks anything, signature included: so does this. */
+static int gunzip_file(const char *path, uint8_t **data, size_t *n)
+{
+	size_t cap = 1 << 20, used = 0;
+	uint8_t *buf = malloc(cap), *p;
+	gzFile gz = gzopen(path, "rb");
+	int got = 1, end = Z_OK;
+
+	while (buf && gz && got > 0) {
+		if (used == cap) {
+			p = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
+			if (!p)
+				break;
+			buf = p;
+			cap *= 2;
+		}
+		got = gzread(gz, buf + used, (unsigned)(cap - used));
+		used += got > 0 ? (size_t)got : 0;
+	}
+	/* gzclose tells a stream cut short (Z_BUF_ERROR) from a whole one. */
+	if (gz)
+		end = gzclose(gz);
+	if (!buf || !gz || got != 0 || end != Z_OK) {
+		fprintf(stderr, "linkkit: %s: %s\n", path,
+			buf ? "bad or too large gzip data" : "out of memory");
+		free(buf);
+		return -1;
+	}
+	free(*data);
+	*data = buf;
+	*n = used;
+	return 0;
+}
+
+/* A Linux fallback (bzImage or vmlinux): the stage picks it by content,
+ * so the check is the stage's own lk_linux_check. */
+static int check_linux(const char *path, const uint8_t *data, size_t n,
+		       const char *pub)
+{
+	struct lk_linux_image img;
+
+	if (lk_linux_check(&lkc_host, data, n, path, &img))
+		return -1;
+	printf("%s: ok (fallback kernel: Linux %s, %s at 0x%llx, %llu bytes "
+	       "in memory%s)\n",
+	       path, img.kind == LK_LINUX_BZIMAGE ? "bzImage" : "vmlinux",
+	       img.relocatable ? "relocatable, preferred" : "fixed",
+	       (unsigned long long)img.pref, (unsigned long long)img.mem,
+	       pub ? ", signature verified" : "");
+	return 0;
+}
+
 int lkc_verify_elf(int argc, char **argv)
 {
 	const char *pub = NULL, *sig = NULL, *path = NULL;
@@ -63,6 +118,15 @@ int lkc_verify_elf(int argc, char **argv)
 	}
 	if (lkc_read_file(path, &elf, &n))
 		return 1;
+	if (n >= 2 && elf[0] == 0x1f && elf[1] == 0x8b &&
+	    gunzip_file(path, &elf, &n))
+		return 1;
+	if (lk_linux_sniff(elf, n) != LK_LINUX_NONE) {
+		rc = (pub && check_sig(pub, sig, path, elf, n)) ||
+		     check_linux(path, elf, n, pub);
+		free(elf);
+		return rc ? 1 : 0;
+	}
 	rc = lk_elf_check(&lkc_host, elf, n, path, &img) ||
 	     (pub && check_sig(pub, sig, path, elf, n));
 	free(elf);

@@ -49,6 +49,7 @@ setup() {
 		return 1
 	! cmp -s "$W/a.kit" "$W/b.kit" && ! cmp -s "$W/a.elf" "$W/b.elf"
 } >"$W/setup.log" 2>&1
+echo 'an initrd' >"$W/initrd.img"
 setup || { echo "not ok esp-setup: cannot make the keys, kits and fallbacks: $(tail -n1 "$W/setup.log")"; exit 1; }
 
 # Every file under a directory with its checksum: "nothing changed" means
@@ -136,6 +137,14 @@ report esp-refuse-unsigned-fallback "$(WANT='b.elf: refused: a key is configured
 	refused update --esp "$ESP" --fallback "$W/b.elf")"
 report esp-refuse-otherkey-fallback "$(WANT='b.elf: refused: signed with another key' \
 	refused update --esp "$ESP" --fallback "$W/b.elf" --fallback-key "$W/o.sec")"
+report esp-refuse-linux-protocol "$(WANT='b.elf: refused: not a Linux kernel, but RELINK.CFG says protocol = linux' \
+	refused install --esp "$ESP" --efi "$B/efi/BOOTX64.EFI" --kit "$W/b.kit" --fallback "$W/b.elf" \
+	--fallback-key "$W/k.sec" --pubkey "$W/k.pub" --protocol linux)"
+report esp-refuse-unsigned-initrd "$(WANT='initrd.img: refused: a key is configured, so the initrd needs --initrd-sig or --initrd-key' \
+	refused install --esp "$ESP" --efi "$B/efi/BOOTX64.EFI" --kit "$W/b.kit" --fallback "$W/b.elf" \
+	--fallback-key "$W/k.sec" --pubkey "$W/k.pub" --initrd "$W/initrd.img")"
+report esp-refuse-initrd-not-in-cfg "$(WANT='names no initrd' refused update --esp "$ESP" --initrd "$W/initrd.img" \
+	--initrd-key "$W/k.sec")"
 report esp-refuse-nonelf-fallback "$(WANT='b.kit: refused: not an x86-64 ELF' \
 	refused update --esp "$ESP" --fallback "$W/b.kit" --fallback-key "$W/k.sec")"
 

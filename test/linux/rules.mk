@@ -17,7 +17,8 @@ ALL += $(LINUX_BOOT)
 TESTS += $(LINUX_BOOT)
 $(LINUX_BOOT): test/linux/test-boot.sh test/linux/init.sh test/linux/mkinitramfs.py \
   $(LINUX_CORPUS_STAMP) $(B)/efi/BOOTX64.EFI $(B)/stand/mbr.bin $(B)/stand/stage.bin \
-  $(B)/demo/kernel.kit $(B)/demo/fallback.elf $(B)/tools/linkkit
+  $(B)/demo/kernel.kit $(B)/demo/fallback.elf $(B)/demo/objects.txt $(B)/tools/linkkit \
+  tools/relinkboot-install
 	@mkdir -p $(@D)
 	{ echo '#!/bin/sh'; echo 'exec $(CURDIR)/test/linux/test-boot.sh $(abspath $(B)) "$$@"'; } >$@
 	chmod +x $@

@@ -23,7 +23,8 @@ ovmf=/usr/share/OVMF
 names=(linux-uefi-bzimage linux-uefi-vmlinux linux-bios-bzimage
        linux-bios-vmlinux linux-smm-vmlinux linux-sb-bzimage
        linux-bios-signed linux-bad-header linux-initrd-too-large
-       linux-initrd-unsigned linux-uefi-initrd-unsigned linux-bios-initrd-low)
+       linux-initrd-unsigned linux-uefi-initrd-unsigned linux-bios-initrd-low
+       linux-uefi-installed)
 sel=()
 for n in "${names[@]}"; do [[ $n =~ $only ]] && sel+=("$n"); done
 
@@ -216,6 +217,31 @@ if want linux-initrd-too-large; then
 	cp "$bz" "$run/small.bz" && printf '\xff\xff\x07\x00' | dd of="$run/small.bz" bs=1 seek=$((0x22c)) conv=notrunc status=none
 	image small "$run/small.bz" >>"$run/setup.log" 2>&1 && { boot linux-initrd-too-large bios "$run/small.img" "${halt[@]}" & }
 fi
+wait_for_slot 2
+# relinkboot-install's ESP (signed kit, bzImage fallback, initrd, each
+# with its .SIG by k) as a disk; the kit then removed, so the bzImage
+# boots with the initrd the installer put there.
+installed() {
+	local d=$run/inst-esp objs
+	mkdir -p "$d"
+	read -r -d '' -a objs <"$B/demo/objects.txt"
+	(cd "$root" && "$LINKKIT" create --sign "$run/k.sec" -o "$run/inst.kit" -T test/demo/kernel.ld \
+		-P test/demo/policy "${objs[@]}") &&
+	RELINKBOOT_DATADIR=$B/efi "$root/tools/relinkboot-install" install --esp "$d" \
+		--efi "$B/efi/BOOTX64.EFI" --kit "$run/inst.kit" --fallback "$bz" --fallback-key "$run/k.sec" \
+		--initrd "$run/initrd.img" --initrd-key "$run/k.sec" --pubkey "$run/k.pub" --cmdline "$cmdline" &&
+	"$mk" create -o "$run/installed.img" --efi "$d/EFI/BOOT/BOOTX64.EFI" --kit "$d/RELINK/KERNEL.KIT" \
+		--fallback "$d/RELINK/FALLBACK.ELF" --cfg "$d/EFI/BOOT/RELINK.CFG" &&
+	for f in FALLBACK.SIG INITRD.IMG INITRD.SIG; do "$mk" put "$run/installed.img" "/RELINK/$f" "$d/RELINK/$f" || return 1; done &&
+	"$mk" remove "$run/installed.img" /RELINK/KERNEL.KIT
+}
+if want linux-uefi-installed; then
+	if installed >>"$run/setup.log" 2>&1; then
+		boot linux-uefi-installed uefi "$run/installed.img" "${until_done[@]}" &
+	else
+		why[linux-uefi-installed]="relinkboot-install or mkimage failed: $(tail -1 "$run/setup.log")"
+	fi
+fi
 wait
 
 # ---- results ----
@@ -223,7 +249,7 @@ for n in "${sel[@]}"; do
 	[ -n "${why[$n]:-}" ] && { not_ok "$n" "${why[$n]}"; continue; }
 	[ -r "$run/$n.log" ] || { not_ok "$n" "did not run (see $run/setup.log)"; continue; }
 	case $n in
-	linux-uefi-*bzimage | linux-uefi-vmlinux) r=$(linux_checks "$n" 1) ;;
+	linux-uefi-*bzimage | linux-uefi-vmlinux | linux-uefi-installed) r=$(linux_checks "$n" 1) ;;
 	linux-bios-bzimage | linux-bios-vmlinux | linux-bios-signed) r=$(linux_checks "$n" 0) ;;
 	linux-bios-initrd-low)
 		r=$(linux_checks "$n" 0)
