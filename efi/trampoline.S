@@ -123,6 +123,15 @@ long64:
 	xorl	%edx, %edx
 	xorl	%edi, %edi
 	xorl	%ebp, %ebp
+	/* Nothing of the stage's in the registers the kernel inherits. */
+	xorl	%r8d, %r8d
+	xorl	%r9d, %r9d
+	xorl	%r10d, %r10d
+	xorl	%r11d, %r11d
+	xorl	%r12d, %r12d
+	xorl	%r13d, %r13d
+	xorl	%r14d, %r14d
+	xorl	%r15d, %r15d
 	jmp	*%rax
 
 	.code32

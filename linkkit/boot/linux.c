@@ -111,6 +111,11 @@ int lk_boot_linux_load(struct lk_boot *b, const char *name, const void *data,
 			     name, phys, img->align);
 		return -1;
 	}
+	/* A prelinked kernel's address is no secret (the kernel randomizes
+	 * its own): shown with verbose, as the other phases are. */
+	if (b->cfg.verbose)
+		lk_boot_print(b, "%s: Linux kernel at 0x%llx, %llu bytes", name,
+			      phys, img->mem);
 	lk_linux_load(data, size, img, dst);
 	k->load_lo = phys;
 	k->load_hi = phys + img->mem;

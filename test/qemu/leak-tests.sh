@@ -112,6 +112,7 @@ overflow)
 	python3 "$here/kit-overflow.py" "$kit" "$work/bad.kit" >"$work/kit.out" 2>&1 ||
 		{ echo "not ok $name-boot: kit-overflow.py: $(tail -n 1 "$work/kit.out")"; exit 0; }
 	kit=$work/bad.kit fbopt=(--fallback "$fallback")
+	[ "$fw-$mode" != uefi-linux-fallback ] || fbopt+=(--linux-entry64)
 	;;
 place)
 	python3 "$here/kit-early.py" "$kit" "$work/bad.kit" >"$work/kit.out" 2>&1 ||
@@ -140,7 +141,11 @@ disk_before=$(sha256sum <"$work/disk.img")
 # and registers there through the gdbstub and lets the guest run on (the
 # control kills it). No isa-debug-exit: the demo kernel halts after its
 # verdict. -cpu max: RDRAND/RDSEED and SHA-NI, as on real machines.
-args=(-accel tcg -machine q35 -m 128 -cpu max -no-reboot -net none
+# A Linux fallback owns 40 MB from its load address, beside the
+# stage's buffers: OVMF needs more than 128 MB for that.
+mem=128
+[ "$mode" != linux-fallback ] || mem=256
+args=(-accel tcg -machine q35 -m $mem -cpu max -no-reboot -net none
       -display none -monitor none -serial "file:$work/serial.log"
       -drive "format=raw,file=$work/disk.img" -S
       -chardev "socket,id=gdb0,path=$work/gdb.sock,server=on,wait=off" -gdb chardev:gdb0)
