@@ -340,6 +340,11 @@ struct lk_merge_class {
  * aligned. No tail merging: every class is a whole piece.
  */
 #define LK_PAYLOAD_F_LLD_MERGE 0x1u
+/* Policy `sort-tables linux` (create --linux): after every link, the
+ * tables Linux's scripts/sorttable sorts at build time are sorted in the
+ * image as it sorts them (linkkit/linux_sort.c: ORC, __ex_table, and
+ * main_extable_sort_needed cleared). */
+#define LK_PAYLOAD_F_LINUX_SORT 0x4u
 #define LK_MERGE_SHARDS 32
 
 /* ---- Plan: a stack machine compiled from the linker script ---- */

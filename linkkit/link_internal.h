@@ -165,6 +165,10 @@ void lk_merge_write(const struct lk_link *L, lk_u32 chunk, lk_u8 *dst);
 int lk_link_write_parts(struct lk_link *L, void *dst, struct lk_rng *rng,
 			int parts);
 
+/* linux_sort.c: scripts/sorttable's sorts on the written image (img at
+ * load_lo), for LK_PAYLOAD_F_LINUX_SORT kits. */
+int lk_linux_sort(const struct lk_link *L, lk_u8 *img);
+
 /* reloc_x86_64.c */
 #define LK_RELOC_NTYPES (LK_R_X86_64_PC64 + 1)
 extern const lk_u8 lk_reloc_widths[LK_RELOC_NTYPES];

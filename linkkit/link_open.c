@@ -94,7 +94,7 @@ static int lk_open_header(struct lk_link *L)
 		       hd->version);
 		return 0;
 	}
-	if (hd->flags & ~LK_PAYLOAD_F_LLD_MERGE) {
+	if (hd->flags & ~(LK_PAYLOAD_F_LLD_MERGE | LK_PAYLOAD_F_LINUX_SORT)) {
 		LK_ERR(L, "%s: unknown payload flags 0x%x", L->name, hd->flags);
 		return 0;
 	}

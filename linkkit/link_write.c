@@ -259,10 +259,16 @@ static int lk_write_result(const struct lk_link *L, lk_u32 nerr)
 static int lk_write_finish(const struct lk_link *L, lk_u8 *d, lk_u32 tail,
 			   int relocs, lk_u32 nerr)
 {
+	int rc;
+
 	lk_write_headers(L, d);
 	if (relocs)
 		lk_reloc_items(L, tail, L->nitem, d, &nerr);
-	return lk_write_result(L, nerr);
+	rc = lk_write_result(L, nerr);
+	/* The tables scripts/sorttable sorts, once every byte is final. */
+	if (!rc && relocs && (L->hdr->flags & LK_PAYLOAD_F_LINUX_SORT))
+		rc = lk_linux_sort(L, d);
+	return rc;
 }
 
 static int lk_write_ready(const struct lk_link *L)

@@ -352,6 +352,20 @@ int lk_link_obsd_syms(const struct lk_link *L, void *dst, lk_u64 size);
 int lk_link_phdrs(const struct lk_link *L, void *buf, lk_u64 buf_size,
 		  lk_u32 *count);
 
+/*
+ * linux_sort.c: Linux's build-time table sorts (scripts/sorttable, 6.1),
+ * done by lk_link_write for LK_PAYLOAD_F_LINUX_SORT kits; exposed for
+ * tests and timing. ORC: ip (s32 offsets, self-relative) and orc (6-byte
+ * entries) of equal count, sorted by address, terminators first on ties,
+ * other ties as glibc 2.36's qsort leaves them. __ex_table: 12-byte x86-64
+ * entries by insn address, stable. One error line naming `name` and the
+ * table on a malformed size or no memory.
+ */
+int lk_linux_sort_orc(const struct lk_host *h, const char *name, lk_u8 *ip,
+		      lk_u64 ip_size, lk_u8 *orc, lk_u64 orc_size);
+int lk_linux_sort_extable(const struct lk_host *h, const char *name, lk_u8 *ex,
+			  lk_u64 size);
+
 /* Debug only (insecure: reveals the layout): the chosen order and gaps. */
 void lk_link_dump_layout(const struct lk_link *L, int level);
 

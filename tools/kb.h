@@ -34,6 +34,8 @@ struct kb_policy {
 	char **rfill;
 	size_t nrfill;
 	int lld; /* `linker lld`: segments as ld.lld makes them */
+	int sort_linux; /* `sort-tables linux`: LK_PAYLOAD_F_LINUX_SORT */
+	int build_id;   /* `build-id`: a .note.gnu.build-id as ld --build-id */
 };
 /* Returns 0, or -1 after printing every error as "path:line: msg". */
 int kb_policy_parse(const char *path, const char *text, struct kb_policy *p);
@@ -58,6 +60,7 @@ struct kb_options {
 	const char *policy_text;
 	const char **objs;
 	size_t nobjs;
+	const char **names; /* the objects' names in the kit; NULL: basenames */
 };
 /* Builds the (uncompressed) payload. Every problem is printed to stderr as
  * one line naming the object/section/offset/symbol; returns 0 or -1. */
@@ -68,6 +71,12 @@ int kb_build_payload(const struct kb_options *o, uint8_t **payload,
 int kb_obsd_inputs(const char *dir, struct kb_options *o);
 void kb_obsd_free(struct kb_options *o);
 const char *kb_obsd_default_policy(void);
+
+/* ---- kblinux.c: `create --linux DIR` ---- */
+int kb_linux_inputs(const char *dir, struct kb_options *o);
+void kb_linux_free(struct kb_options *o);
+/* The members of a GNU thin archive, in order (allocated strings). */
+int kb_thin_members(const char *path, char ***out, size_t *nout);
 
 /* ---- kbtar.c: `create --openbsd kernel.tgz[:NAME]` ---- */
 int kb_is_tarball(const char *path);

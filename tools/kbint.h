@@ -88,6 +88,10 @@ struct kb_def {
 };
 
 /* Extra data describing an input the compiler sees. */
+/* Policy `build-id`: an ELF note {namesz 4, descsz 20, NT_GNU_BUILD_ID 3,
+ * "GNU", 20-byte id}, as ld --build-id=sha1 sizes it (kbserial.c). */
+#define KB_BUILD_ID_SIZE 36
+
 struct kb_inref {
 	uint32_t obj, sec, sym, gap;
 };
@@ -100,6 +104,7 @@ struct kb {
 	int compiled; /* comp holds a result to free */
 	struct kb_obj *objs;
 	uint32_t nobjs, nsynth, gap_obj, got_obj, got_input;
+	uint32_t bid_input; /* policy `build-id`: the note's input, or NONE */
 	struct kb_sym *syms;
 	size_t nsyms;
 	uint32_t *htab;

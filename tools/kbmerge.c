@@ -78,13 +78,30 @@ static uint32_t mset_add(struct mset *m, const char *s, uint32_t len)
 	return (uint32_t)m->n++;
 }
 
-/* binutils' order: compare from the last byte backwards, shorter first. */
+/*
+ * binutils' order: compare from the last byte backwards, shorter first.
+ * When every string of the group has one alignment above 1 (here: always,
+ * for aligned string sections), binutils' merge_strings sorts with
+ * strrevcmp_align instead, which first orders by the length (without the
+ * NUL) modulo the alignment, so that a string meets the longer ones it
+ * could be an aligned tail of: `"%s": ...` (49 bytes) in .rodata.str1.8
+ * is a tail of `requested mode: "%s": ...`, 16 bytes further, and not of
+ * the `[drm] ... supported: "%s": ...` plain order put next to it.
+ */
+struct revctx {
+	const struct ment *e;
+	uint32_t amask; /* alignment - 1; 0: plain strrevcmp */
+};
+
 static int revcmp(const void *pa, const void *pb, void *ctx)
 {
-	const struct ment *e = ctx;
-	const struct ment *a = &e[*(const uint32_t *)pa], *b = &e[*(const uint32_t *)pb];
+	const struct revctx *c = ctx;
+	const struct ment *a = &c->e[*(const uint32_t *)pa], *b = &c->e[*(const uint32_t *)pb];
 	uint32_t l = a->len < b->len ? a->len : b->len;
 	const uint8_t *s = (const uint8_t *)a->s + a->len, *t = (const uint8_t *)b->s + b->len;
+
+	if ((a->len & c->amask) != (b->len & c->amask))
+		return (int)(a->len & c->amask) - (int)(b->len & c->amask);
 
 	while (l--) {
 		s--;
@@ -106,6 +123,7 @@ static void tail_merge(struct mset *m)
 {
 	uint32_t *ord = kb_xcalloc(m->n, sizeof(*ord));
 	uint32_t keep;
+	struct revctx c = { m->e, m->align > 1 ? (uint32_t)(m->align - 1) : 0 };
 
 	if (!m->strings || m->n == 0) {
 		free(ord);
@@ -113,7 +131,7 @@ static void tail_merge(struct mset *m)
 	}
 	for (size_t i = 0; i < m->n; i++)
 		ord[i] = (uint32_t)i;
-	qsort_r(ord, m->n, sizeof(*ord), revcmp, m->e);
+	qsort_r(ord, m->n, sizeof(*ord), revcmp, &c);
 	keep = ord[m->n - 1];
 	for (size_t i = m->n - 1; i-- > 0;) {
 		const struct ment *a = &m->e[keep], *t = &m->e[ord[i]];

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../linkkit/linkkit.h"
 #include "kbint.h"
 
 static uint32_t chunk_flags(const struct kb *b, size_t in)
@@ -273,6 +274,14 @@ static void build_data(struct kb *b, struct kb_buf *data)
 		ch->data_off = kb_buf_align(data, 16);
 		kb_buf_add(data, NULL, ch->size);
 	}
+	if (b->bid_input != NONE && b->input_chunk[b->bid_input] != NONE) {
+		struct lk_chunk *ch = &b->chunks[b->input_chunk[b->bid_input]];
+		static const uint8_t note[16] = { 4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0 };
+
+		ch->data_off = kb_buf_align(data, 16);
+		kb_buf_add(data, note, sizeof(note));
+		kb_buf_add(data, NULL, KB_BUILD_ID_SIZE - sizeof(note)); /* the id: below */
+	}
 	if (b->mdata.len) {
 		size_t base = kb_buf_align(data, 16);
 
@@ -404,6 +413,8 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 	o.h.protocol = b->pol.protocol;
 	/* `linker lld`: merge groups are laid out as ld.lld does (kbmerge.c). */
 	o.h.flags = b->pol.lld ? LK_PAYLOAD_F_LLD_MERGE : 0;
+	/* `sort-tables linux`: scripts/sorttable's work after each link. */
+	o.h.flags |= b->pol.sort_linux ? LK_PAYLOAD_F_LINUX_SORT : 0;
 	o.h.max_align = max_align(b);
 	kb_buf_add(&o.buf, NULL, sizeof(o.h));
 	put_objects(b, &o);
@@ -436,6 +447,20 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 		return -1;
 	}
 	memcpy(o.buf.p, &o.h, sizeof(o.h));
+	/*
+	 * The build id: ld's is a SHA-1 of the whole output file, which no
+	 * relinked layout reproduces (and the build's own would make tools
+	 * that look vmlinux up by its id take the build's symbol addresses).
+	 * Here it names the kit: the first 20 bytes of the SHA-256 of the
+	 * payload with the id still zero. Every boot of one kit has it.
+	 */
+	if (b->bid_input != NONE && b->input_chunk[b->bid_input] != NONE) {
+		uint8_t h[32];
+		size_t at = o.h.data.off + b->chunks[b->input_chunk[b->bid_input]].data_off + 16;
+
+		lk_sha256(o.buf.p, o.buf.len, h);
+		memcpy(o.buf.p + at, h, 20);
+	}
 	*payload = o.buf.p;
 	*size = o.buf.len;
 	return 0;

@@ -212,13 +212,14 @@ static int read_symbols(struct kb *b, struct kb_obj *o)
 	return 0;
 }
 
-static int open_object(struct kb *b, struct kb_obj *o, const char *path)
+static int open_object(struct kb *b, struct kb_obj *o, const char *path,
+		       const char *name)
 {
 	GElf_Ehdr eh;
 	char *tmp = kb_xstrdup(path);
 
 	o->path = path;
-	o->name = kb_xstrdup(basename(tmp));
+	o->name = kb_xstrdup(name ? name : basename(tmp));
 	free(tmp);
 	o->fd = open(path, O_RDONLY);
 	if (o->fd < 0) {
@@ -431,6 +432,13 @@ static void collect_inputs(struct kb *b)
 				  s->sh.sh_type == SHT_NOBITS ? SHT_NOBITS : SHT_PROGBITS,
 				  s->sh.sh_flags, s->sh.sh_size, s->sh.sh_addralign);
 			b->inref[s->input].sec = (uint32_t)i;
+		}
+		/* ld --build-id makes its note a section of the first input
+		 * object, after that object's own (ldelf.c). */
+		if (oi == 0 && b->pol.build_id) {
+			b->bid_input = (uint32_t)b->ninputs;
+			add_input(b, o->name, ".note.gnu.build-id", 0, SHT_PROGBITS, SHF_ALLOC,
+				  KB_BUILD_ID_SIZE, 4);
 		}
 		add_commons(b, oi, com + first[oi], first[oi + 1] - first[oi]);
 	}
@@ -703,7 +711,7 @@ static int load_inputs(struct kb *b, const struct kb_options *o)
 	b->objs = kb_xcalloc(o->nobjs, sizeof(*b->objs));
 	for (size_t i = 0; i < o->nobjs; i++) {
 		b->objs[i].fd = -1;
-		open_object(b, &b->objs[i], o->objs[i]);
+		open_object(b, &b->objs[i], o->objs[i], o->names ? o->names[i] : NULL);
 	}
 	return b->errors ? -1 : 0;
 }
@@ -754,7 +762,7 @@ int kb_build_payload(const struct kb_options *o, uint8_t **payload, size_t *size
 
 	memset(&b, 0, sizeof(b));
 	kb_buf_add(&b.strtab, "", 1);
-	b.got_obj = b.gap_obj = b.got_input = NONE;
+	b.got_obj = b.gap_obj = b.got_input = b.bid_input = NONE;
 	if (load_inputs(&b, o))
 		goto out;
 	/* Keep going after errors so that all of them are reported; only a

@@ -192,6 +192,7 @@ static void usage(FILE *f)
 	fputs("usage: linkkit create -o OUT.kit -T SCRIPT.ld -P POLICY [--sign KEY] OBJ.o...\n"
 	      "       linkkit create -o OUT.kit --openbsd DIR|KERNEL.TGZ[:NAME] [-P POLICY]\n"
 	      "                      [--sign KEY]\n"
+	      "       linkkit create -o OUT.kit --linux BUILD_DIR [-P POLICY] [--sign KEY]\n"
 	      "       linkkit info KIT\n"
 	      "       linkkit verify [-p PUBKEY] [--against DIR] KIT\n"
 	      "       linkkit verify -p KEY.pub -x FILE.sig FILE\n"

@@ -44,7 +44,7 @@ static int create_prov(const struct kb_options *o, const char *obsd, const char 
 int lkc_create(int argc, char **argv)
 {
 	struct kb_options o = { 0 };
-	const char *out = NULL, *key = NULL, *obsd = NULL;
+	const char *out = NULL, *key = NULL, *obsd = NULL, *lnx = NULL;
 	char *tardir = NULL;
 	uint8_t *payload = NULL, *kit = NULL, *prov = NULL;
 	size_t psize, ksize, plen = 0;
@@ -55,7 +55,8 @@ int lkc_create(int argc, char **argv)
 		const char *a = argv[i];
 
 		if ((!strcmp(a, "-o") || !strcmp(a, "-T") || !strcmp(a, "-P") ||
-		     !strcmp(a, "--sign") || !strcmp(a, "--openbsd")) && i + 1 >= argc) {
+		     !strcmp(a, "--sign") || !strcmp(a, "--openbsd") || !strcmp(a, "--linux")) &&
+		    i + 1 >= argc) {
 			fprintf(stderr, "linkkit: create: %s needs an argument\n", a);
 			goto out;
 		}
@@ -69,13 +70,20 @@ int lkc_create(int argc, char **argv)
 			key = argv[++i];
 		else if (!strcmp(a, "--openbsd"))
 			obsd = argv[++i];
+		else if (!strcmp(a, "--linux"))
+			lnx = argv[++i]; /* kblinux.c */
 		else if (a[0] == '-') {
 			fprintf(stderr, "linkkit: create: unknown option %s\n", a);
 			goto out;
 		} else
 			o.objs[o.nobjs++] = a;
 	}
-	if (obsd && out && !o.script_path && !o.nobjs) {
+	if (lnx && out && !obsd && !o.script_path && !o.nobjs) {
+		free(o.objs);
+		o.objs = NULL;
+		if (kb_linux_inputs(lnx, &o))
+			goto out;
+	} else if (obsd && out && !o.script_path && !o.nobjs && !lnx) {
 		free(o.objs);
 		o.objs = NULL;
 		if (!o.policy_path)
@@ -84,9 +92,10 @@ int lkc_create(int argc, char **argv)
 			goto out;
 		if (kb_obsd_inputs(tardir ? tardir : obsd, &o))
 			goto out;
-	} else if (!out || !o.script_path || !o.policy_path || !o.nobjs || obsd) {
+	} else if (!out || !o.script_path || !o.policy_path || !o.nobjs || obsd || lnx) {
 		fprintf(stderr, "linkkit: create: needs -o OUT, -T SCRIPT, -P POLICY and objects,\n"
-				"  or -o OUT --openbsd DIR|KERNEL.TGZ[:NAME] [-P POLICY]\n");
+				"  or -o OUT --openbsd DIR|KERNEL.TGZ[:NAME] [-P POLICY],\n"
+				"  or -o OUT --linux BUILD_DIR [-P POLICY]\n");
 		goto out;
 	}
 	if (kb_build_payload(&o, &payload, &psize))
@@ -104,6 +113,8 @@ int lkc_create(int argc, char **argv)
 out:
 	if (obsd)
 		kb_obsd_free(&o);
+	else if (lnx)
+		kb_linux_free(&o);
 	else
 		free(o.objs);
 	kb_tarball_cleanup(tardir);

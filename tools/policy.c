@@ -126,11 +126,20 @@ static int parse_line(struct kb_policy *p, char **w, int n, const char **err)
 			return -1;
 		}
 		p->lld = !strcmp(w[1], "lld");
+	} else if (!strcmp(k, "sort-tables") && n == 2) {
+		if (strcmp(w[1], "linux")) {
+			*err = "sort-tables must be linux";
+			return -1;
+		}
+		p->sort_linux = 1;
+	} else if (!strcmp(k, "build-id") && n == 1) {
+		p->build_id = 1;
 	} else if (!strcmp(k, "gap")) {
 		return parse_gap(p, w, n, err);
 	} else if (!strcmp(k, "protocol") || !strcmp(k, "granularity") ||
 		   !strcmp(k, "pin") || !strcmp(k, "keep-order") ||
-		   !strcmp(k, "random-fill") || !strcmp(k, "linker")) {
+		   !strcmp(k, "random-fill") || !strcmp(k, "linker") ||
+		   !strcmp(k, "sort-tables") || !strcmp(k, "build-id")) {
 		*err = "wrong number of arguments";
 		return -1;
 	} else {

@@ -10,6 +10,8 @@ LKTOOL_SRCS += tools/kbalt.c
 # ld.lld's merge shards (xxHash64 of each piece).
 LKTOOL_SRCS += tools/xxhash64.c
 LKTOOL_SRCS += tools/kbtar.c
+# `create --linux BUILD_DIR`: a Linux build tree's inputs (thin vmlinux.a).
+LKTOOL_SRCS += tools/kblinux.c
 # What a kit was made from (LK_KIT_F_PROV): create, info, verify --against.
 LKTOOL_SRCS += tools/lkprov.c
 # `verify-elf`: the stages' fallback checks, for relinkboot-install.

@@ -1,0 +1,331 @@
+/*
+ * The tables Linux's scripts/sorttable (6.1) sorts in vmlinux at build time
+ * (CONFIG_BUILDTIME_TABLE_SORT), sorted again after each per-boot link of
+ * a `sort-tables linux` kit (LK_PAYLOAD_F_LINUX_SORT), so that the kernel
+ * finds them as it expects:
+ *
+ * - ORC (.orc_unwind_ip: s32 offsets to the instruction, relative to the
+ *   entry; .orc_unwind: 6-byte entries, same count), sorted by address;
+ *   unwind_init and the lookup assume it. Among entries for one address,
+ *   sorttable puts the "weak" section terminators (sp_reg
+ *   ORC_REG_UNDEFINED, end 0) first; its comparison returns 1 both ways
+ *   for two other entries at one address, so their order is whatever
+ *   glibc's qsort makes of that. sorttable was built against glibc 2.36,
+ *   whose qsort is a top-down merge sort (halves n / 2 and n - n / 2, the
+ *   left element taken when the comparison is <= 0) whenever the array
+ *   fits its memory limit. Each of its merges puts, per address, the left
+ *   run's terminators, the right run's terminators, the right run's other
+ *   entries, then the left run's; so, however the halves are cut, the
+ *   terminators end up in link order and the other entries at one address
+ *   in reverse link order. That order is what lk_sort_order produces
+ *   (test_linux_sort checks it against glibc's qsort itself; the 6.1
+ *   defconfig corpus has 2,497 equal pairs, each a terminator and a
+ *   function start).
+ * - __ex_table (x86-64: {s32 insn, s32 fixup, s32 data}, insn and fixup
+ *   relative to their own field), by insn address; equal addresses keep
+ *   link order (the comparison is consistent, the merge sort stable).
+ * - main_extable_sort_needed (an STT_OBJECT) set to 0: the kernel then
+ *   does not sort __ex_table again at boot.
+ *
+ * Freestanding: memory from the host, every size and index checked, one
+ * error line naming the table.
+ */
+#include "link_internal.h"
+
+#define LK_ERR_SORT(L, ...) lk_log((L)->h, LK_LOG_ERROR, __VA_ARGS__)
+#define LK_ORC_ENTRY 6u
+#define LK_EXT_ENTRY 12u
+#define LK_ORC_REG_UNDEFINED 0u
+
+static lk_u32 lk_rd32(const lk_u8 *p)
+{
+	return (lk_u32)p[0] | (lk_u32)p[1] << 8 | (lk_u32)p[2] << 16 |
+	       (lk_u32)p[3] << 24;
+}
+
+static void lk_wr32(lk_u8 *p, lk_u32 v)
+{
+	p[0] = (lk_u8)v;
+	p[1] = (lk_u8)(v >> 8);
+	p[2] = (lk_u8)(v >> 16);
+	p[3] = (lk_u8)(v >> 24);
+}
+
+/* The sort keys: key[i], the address relative to the section (signed),
+ * and for ORC term[i], whether entry i is a weak terminator. */
+struct lk_sort_keys {
+	const lk_i64 *key;
+	const lk_u8 *term; /* LK_NULL: ties compare equal (__ex_table) */
+};
+
+/*
+ * sorttable's order in linear time: by address (a stable LSD radix sort,
+ * 3 passes of 11 bits over key - min), then each run of equal addresses
+ * reordered as glibc's merge sort leaves it (top of the file). The keys
+ * are s32 offsets plus 4 or 12 times an index below 2^28 (sections are
+ * below LK_MAX_SIZE), so they span less than 2^33. ~4 ms for the 487,436
+ * ORC entries of a defconfig kernel, where a merge sort compares ~9
+ * million times (~40 ms). v and tmp hold n entries each, count
+ * 2^LK_RADIX_BITS.
+ */
+#define LK_RADIX_BITS 11u
+#define LK_RADIX_PASSES 3u
+
+static void lk_sort_order(const struct lk_sort_keys *k, lk_u32 *v, lk_u32 *tmp, lk_u32 n,
+			  lk_u32 *count)
+{
+	lk_i64 lo = k->key[0];
+	lk_u32 *src = v, *dst = tmp;
+
+	for (lk_u32 i = 0; i < n; i++) {
+		v[i] = i;
+		lo = k->key[i] < lo ? k->key[i] : lo;
+	}
+	for (lk_u32 p = 0; p < LK_RADIX_PASSES; p++) {
+		lk_u32 sh = p * LK_RADIX_BITS, sum = 0, *t;
+
+		lk_memset(count, 0, sizeof(*count) << LK_RADIX_BITS);
+		for (lk_u32 i = 0; i < n; i++)
+			count[((lk_u64)(k->key[src[i]] - lo) >> sh) & ((1u << LK_RADIX_BITS) - 1)]++;
+		for (lk_u32 b = 0; b < (1u << LK_RADIX_BITS); b++) {
+			lk_u32 c = count[b];
+
+			count[b] = sum;
+			sum += c;
+		}
+		for (lk_u32 i = 0; i < n; i++)
+			dst[count[((lk_u64)(k->key[src[i]] - lo) >> sh) & ((1u << LK_RADIX_BITS) - 1)]++] =
+				src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		lk_memcpy(v, src, (lk_size)n * sizeof(*v));
+	if (!k->term)
+		return; /* a consistent comparison: the stable order is glibc's */
+	for (lk_u32 s = 0, e; s < n; s = e) {
+		lk_u32 o = 0;
+
+		for (e = s + 1; e < n && k->key[v[e]] == k->key[v[s]]; e++)
+			;
+		if (e - s < 2)
+			continue;
+		for (lk_u32 i = s; i < e; i++)
+			if (k->term[v[i]])
+				tmp[o++] = v[i];
+		for (lk_u32 i = e; i-- > s;)
+			if (!k->term[v[i]])
+				tmp[o++] = v[i];
+		lk_memcpy(v + s, tmp, (lk_size)o * sizeof(*v));
+	}
+}
+
+struct lk_sort_mem {
+	const struct lk_host *h;
+	void *p[4];
+	lk_size n[4];
+};
+
+static void *lk_sort_alloc(struct lk_sort_mem *m, int i, lk_size n)
+{
+	m->n[i] = n ? n : 1;
+	m->p[i] = m->h->alloc(m->h->ctx, m->n[i]);
+	return m->p[i];
+}
+
+/* Last allocated, first freed: the BIOS stage's heap only takes back
+ * its latest allocation. */
+static void lk_sort_free(struct lk_sort_mem *m)
+{
+	for (int i = 3; i >= 0; i--)
+		if (m->p[i]) {
+			lk_wipe(m->p[i], m->n[i]); /* addresses of this layout */
+			m->h->free(m->h->ctx, m->p[i], m->n[i]);
+			m->p[i] = LK_NULL;
+		}
+}
+
+int lk_linux_sort_orc(const struct lk_host *h, const char *name, lk_u8 *ip,
+		      lk_u64 ip_size, lk_u8 *orc, lk_u64 orc_size)
+{
+	struct lk_sort_mem m = { h, { 0 }, { 0 } };
+	struct lk_sort_keys k;
+	lk_u32 n, *idx, *tmp;
+	lk_i64 *key;
+	lk_u8 *term, *copy;
+
+	if (ip_size > LK_MAX_SIZE || orc_size > LK_MAX_SIZE || (ip_size & 3) ||
+	    (lk_u32)orc_size % LK_ORC_ENTRY ||
+	    (lk_u32)ip_size / 4 != (lk_u32)orc_size / LK_ORC_ENTRY) {
+		lk_log(h, LK_LOG_ERROR,
+		       "%s: .orc_unwind_ip (%llu bytes) and .orc_unwind (%llu bytes) "
+		       "do not hold the same number of entries",
+		       name, (unsigned long long)ip_size, (unsigned long long)orc_size);
+		return LK_ERR_FORMAT;
+	}
+	n = (lk_u32)ip_size / 4;
+	if (n < 2)
+		return LK_OK;
+	key = lk_sort_alloc(&m, 0, (lk_size)n * sizeof(*key));
+	idx = lk_sort_alloc(&m, 1, ((lk_size)n * 2 + (1u << LK_RADIX_BITS)) * sizeof(*idx));
+	term = lk_sort_alloc(&m, 2, n);
+	copy = lk_sort_alloc(&m, 3, (lk_size)n * LK_ORC_ENTRY);
+	if (!key || !idx || !term || !copy) {
+		lk_sort_free(&m);
+		lk_log(h, LK_LOG_ERROR, "%s: .orc_unwind: out of memory sorting %u entries",
+		       name, n);
+		return LK_ERR_NOMEM;
+	}
+	tmp = idx + n;
+	for (lk_u32 i = 0; i < n; i++) {
+		const lk_u8 *e = orc + (lk_size)i * LK_ORC_ENTRY;
+
+		/* Offset of the instruction from the section's start. */
+		key[i] = (lk_i64)i * 4 + (lk_i32)lk_rd32(ip + (lk_size)i * 4);
+		term[i] = (e[4] & 0xf) == LK_ORC_REG_UNDEFINED && !(e[5] & 0x4);
+	}
+	k.key = key;
+	k.term = term;
+	lk_sort_order(&k, idx, tmp, n, tmp + n);
+	lk_memcpy(copy, orc, (lk_size)n * LK_ORC_ENTRY);
+	for (lk_u32 i = 0; i < n; i++) {
+		lk_u32 s = idx[i];
+
+		lk_wr32(ip + (lk_size)i * 4, (lk_u32)(key[s] - (lk_i64)i * 4));
+		if (s != i)
+			lk_memcpy(orc + (lk_size)i * LK_ORC_ENTRY,
+				  copy + (lk_size)s * LK_ORC_ENTRY, LK_ORC_ENTRY);
+	}
+	lk_sort_free(&m);
+	return LK_OK;
+}
+
+int lk_linux_sort_extable(const struct lk_host *h, const char *name, lk_u8 *ex,
+			  lk_u64 size)
+{
+	struct lk_sort_mem m = { h, { 0 }, { 0 } };
+	struct lk_sort_keys k;
+	lk_u32 n, *idx;
+	lk_i64 *key;
+	lk_u8 *copy;
+
+	if (size > LK_MAX_SIZE || (lk_u32)size % LK_EXT_ENTRY) {
+		lk_log(h, LK_LOG_ERROR,
+		       "%s: __ex_table: %llu bytes is not a whole number of 12-byte entries",
+		       name, (unsigned long long)size);
+		return LK_ERR_FORMAT;
+	}
+	n = (lk_u32)size / LK_EXT_ENTRY;
+	if (n < 2)
+		return LK_OK;
+	key = lk_sort_alloc(&m, 0, (lk_size)n * sizeof(*key));
+	idx = lk_sort_alloc(&m, 1, ((lk_size)n * 2 + (1u << LK_RADIX_BITS)) * sizeof(*idx));
+	copy = lk_sort_alloc(&m, 2, (lk_size)size);
+	if (!key || !idx || !copy) {
+		lk_sort_free(&m);
+		lk_log(h, LK_LOG_ERROR, "%s: __ex_table: out of memory sorting %u entries",
+		       name, n);
+		return LK_ERR_NOMEM;
+	}
+	/* sorttable: insn made relative to the section (32-bit wrap), then
+	 * compared as a signed 32-bit value. */
+	for (lk_u32 i = 0; i < n; i++) {
+		key[i] = (lk_i32)(lk_rd32(ex + (lk_size)i * LK_EXT_ENTRY) + i * LK_EXT_ENTRY);
+	}
+	k.key = key;
+	k.term = LK_NULL;
+	lk_sort_order(&k, idx, idx + n, n, idx + 2 * (lk_size)n);
+	lk_memcpy(copy, ex, (lk_size)size);
+	for (lk_u32 i = 0; i < n; i++) {
+		lk_u32 s = idx[i], from = s * LK_EXT_ENTRY, to = i * LK_EXT_ENTRY;
+		const lk_u8 *f = copy + from;
+		lk_u8 *t = ex + to;
+
+		if (s == i)
+			continue;
+		lk_wr32(t, lk_rd32(f) + from - to);
+		lk_wr32(t + 4, lk_rd32(f + 4) + from - to);
+		lk_memcpy(t + 8, f + 8, 4);
+	}
+	lk_sort_free(&m);
+	return LK_OK;
+}
+
+/* Output section by name: its bytes in the image, or LK_NONE. */
+static lk_u32 lk_find_os(const struct lk_link *L, const char *name)
+{
+	for (lk_u32 i = 0; i < L->nout; i++)
+		if (!lk_strcmp(lk_str(L, L->outsec[i].name), name) &&
+		    L->os[i].state == LK_OS_DONE)
+			return i;
+	return LK_NONE;
+}
+
+static lk_u8 *lk_os_bytes(const struct lk_link *L, lk_u8 *img, lk_u32 os,
+			  const char *what)
+{
+	const struct lk_os *o = &L->os[os];
+
+	if (L->outsec[os].type != LK_SHT_PROGBITS || o->lma < L->load_lo ||
+	    o->size > L->load_hi - L->load_lo ||
+	    o->lma - L->load_lo > L->load_hi - L->load_lo - o->size) {
+		LK_ERR_SORT(L, "%s: %s: not a loaded PROGBITS section inside the image",
+			    L->name, what);
+		return LK_NULL;
+	}
+	return img + (o->lma - L->load_lo);
+}
+
+int lk_linux_sort(const struct lk_link *L, lk_u8 *img)
+{
+	lk_u32 ip = lk_find_os(L, ".orc_unwind_ip"), orc = lk_find_os(L, ".orc_unwind");
+	lk_u32 ex = lk_find_os(L, "__ex_table"), flag = LK_NONE;
+	lk_u8 *p, *q;
+	int rc;
+
+	if ((ip == LK_NONE) != (orc == LK_NONE)) {
+		LK_ERR_SORT(L, "%s: .orc_unwind_ip and .orc_unwind: one of them is missing",
+			    L->name);
+		return LK_ERR_FORMAT;
+	}
+	if (ip != LK_NONE) {
+		p = lk_os_bytes(L, img, ip, ".orc_unwind_ip");
+		q = lk_os_bytes(L, img, orc, ".orc_unwind");
+		if (!p || !q)
+			return LK_ERR_FORMAT;
+		rc = lk_linux_sort_orc(L->h, L->name, p, L->os[ip].size, q, L->os[orc].size);
+		if (rc)
+			return rc;
+	}
+	/* sorttable refuses a kernel without __ex_table or the flag. */
+	for (lk_u32 s = 0; s < L->nsym && flag == LK_NONE; s++)
+		if (L->sym[s].type == 1 /* STT_OBJECT */ && L->sym[s].kind != LK_SYM_ALT &&
+		    !lk_strcmp(lk_str(L, L->sym[s].name), "main_extable_sort_needed"))
+			flag = s;
+	if (ex == LK_NONE || flag == LK_NONE) {
+		LK_ERR_SORT(L, "%s: __ex_table: %s", L->name,
+			    ex == LK_NONE ? "no such output section"
+					  : "no main_extable_sort_needed symbol");
+		return LK_ERR_FORMAT;
+	}
+	if (!(p = lk_os_bytes(L, img, ex, "__ex_table")))
+		return LK_ERR_FORMAT;
+	rc = lk_linux_sort_extable(L->h, L->name, p, L->os[ex].size);
+	if (rc)
+		return rc;
+	{
+		lk_u32 os = lk_sym_outsec(L, flag);
+		const struct lk_os *o = os == LK_NONE ? LK_NULL : &L->os[os];
+		lk_u64 v = L->sym_val[flag];
+
+		if (!o || !(q = lk_os_bytes(L, img, os, "main_extable_sort_needed")) ||
+		    v < o->vma || v - o->vma > o->size || o->size - (v - o->vma) < 4) {
+			LK_ERR_SORT(L, "%s: __ex_table: main_extable_sort_needed lies outside "
+				       "the loaded image", L->name);
+			return LK_ERR_FORMAT;
+		}
+		lk_wr32(q + (v - o->vma), 0);
+	}
+	return LK_OK;
+}
