@@ -52,6 +52,9 @@ void *kb_xcalloc(size_t n, size_t sz);
 void *kb_xrealloc(void *p, size_t n, size_t sz);
 void *kb_xgrow(void *p, size_t n, size_t sz);
 char *kb_xstrdup(const char *s);
+/* dir/name, allocated; whether path is a regular file. */
+char *kb_join(const char *dir, const char *name);
+int kb_is_file(const char *path);
 
 /* ---- kitbuild.c ---- */
 struct kb_options {

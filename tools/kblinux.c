@@ -73,22 +73,6 @@ static const char lx_keep[] =
 	"keep-order _ftrace_events _ftrace_eval_map\n" /* registration order */
 	"keep-order .builtin_fw\n";         /* first match by name */
 
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = kb_xcalloc(n, 1);
-
-	snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
-static int is_file(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
 static uint8_t *slurp(const char *path, size_t *len, size_t max)
 {
 	FILE *f = fopen(path, "rb");
@@ -318,8 +302,8 @@ static int check_config(const char *dir, int *sort, int *modules)
 		{ "CONFIG_BUILDTIME_MCOUNT_SORT", "__mcount_loc is sorted by scripts/sorttable, "
 						  "which the boot side does not do yet" },
 	};
-	char *a = join(dir, "include/config/auto.conf"), *c = join(dir, ".config");
-	const char *used = is_file(a) ? a : c;
+	char *a = kb_join(dir, "include/config/auto.conf"), *c = kb_join(dir, ".config");
+	const char *used = kb_is_file(a) ? a : c;
 	size_t len;
 	char *cfg = (char *)slurp(used, &len, (size_t)16 << 20);
 	int rc = -1;
@@ -382,22 +366,22 @@ static char *make_policy(const struct kb_options *o, int sort)
  */
 int kb_linux_inputs(const char *dir, struct kb_options *o)
 {
-	char *ar = join(dir, "vmlinux.a"), *vo = join(dir, "vmlinux.o");
+	char *ar = kb_join(dir, "vmlinux.a"), *vo = kb_join(dir, "vmlinux.o");
 	char **mem = NULL;
 	size_t nmem = 0, n = 0;
 	int sort = 0, modules = 0, bad = 0, last = 0;
 	char kall[64];
 
-	o->script_path = join(dir, "arch/x86/kernel/vmlinux.lds");
+	o->script_path = kb_join(dir, "arch/x86/kernel/vmlinux.lds");
 	if (check_config(dir, &sort, &modules))
 		goto fail;
-	if (!is_file(ar)) {
+	if (!kb_is_file(ar)) {
 		fprintf(stderr, "linkkit: %s: missing%s\n", ar,
-			is_file(vo) ? " (a single vmlinux.o cannot be relinked)"
+			kb_is_file(vo) ? " (a single vmlinux.o cannot be relinked)"
 				    : " (not a built Linux tree?)");
 		goto fail;
 	}
-	if (!is_file(o->script_path)) {
+	if (!kb_is_file(o->script_path)) {
 		fprintf(stderr, "linkkit: %s: missing (the kernel's linker script)\n",
 			o->script_path);
 		goto fail;
@@ -410,8 +394,8 @@ int kb_linux_inputs(const char *dir, struct kb_options *o)
 		char *p;
 
 		snprintf(kall, sizeof(kall), ".tmp_vmlinux.kallsyms%d.o", k);
-		p = join(dir, kall);
-		if (is_file(p))
+		p = kb_join(dir, kall);
+		if (kb_is_file(p))
 			last = k;
 		free(p);
 	}
@@ -429,8 +413,8 @@ int kb_linux_inputs(const char *dir, struct kb_options *o)
 	}
 	o->nobjs = n;
 	for (size_t i = 0; i < n; i++) {
-		o->objs[i] = join(dir, o->names[i]);
-		if (!is_file(o->objs[i])) {
+		o->objs[i] = kb_join(dir, o->names[i]);
+		if (!kb_is_file(o->objs[i])) {
 			fprintf(stderr, "linkkit: %s: missing (%s)\n", o->objs[i],
 				i < nmem ? "a member of vmlinux.a" : "linked after vmlinux.a");
 			bad = 1;

@@ -43,22 +43,6 @@ static int skipped(const char *name)
 	       !strcmp(name, "gapdummy.o");
 }
 
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = kb_xcalloc(n, 1);
-
-	snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
-static int is_file(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
 struct names {
 	char **v;
 	size_t n;
@@ -245,28 +229,28 @@ static int from_dir(const char *dir, struct names *l)
 int kb_obsd_inputs(const char *dir, struct kb_options *o)
 {
 	struct names l = { 0 };
-	char *mk = join(dir, "Makefile");
+	char *mk = kb_join(dir, "Makefile");
 	int bad = 0;
 
-	o->script_path = join(dir, "ld.script");
-	if (!is_file(o->script_path)) {
+	o->script_path = kb_join(dir, "ld.script");
+	if (!kb_is_file(o->script_path)) {
 		fprintf(stderr,
 			"linkkit: %s: missing (the kernel's linker script)\n",
 			o->script_path);
 		bad = 1;
 	}
-	if (is_file(mk) ? from_makefile(dir, mk, &l) : from_dir(dir, &l))
+	if (kb_is_file(mk) ? from_makefile(dir, mk, &l) : from_dir(dir, &l))
 		bad = 1;
 	free(mk);
 	o->objs = kb_xcalloc(l.n + 1, sizeof(*o->objs));
-	o->objs[o->nobjs++] = join(dir, "locore0.o");
+	o->objs[o->nobjs++] = kb_join(dir, "locore0.o");
 	for (size_t i = 0; i < l.n; i++) {
-		o->objs[o->nobjs++] = join(dir, l.v[i]);
+		o->objs[o->nobjs++] = kb_join(dir, l.v[i]);
 		free(l.v[i]);
 	}
 	free(l.v);
 	for (size_t i = 0; i < o->nobjs; i++)
-		if (!is_file(o->objs[i])) {
+		if (!kb_is_file(o->objs[i])) {
 			fprintf(stderr, "linkkit: %s: missing%s\n", o->objs[i],
 				i == 0 ? " (the kernel entry, linked first)"
 				       : "");

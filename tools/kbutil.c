@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kb.h"
 
@@ -80,4 +81,20 @@ size_t kb_buf_align(struct kb_buf *b, size_t a)
 
 	kb_buf_add(b, NULL, pad);
 	return b->len;
+}
+
+char *kb_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = kb_xcalloc(n, 1);
+
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+int kb_is_file(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
