@@ -398,6 +398,9 @@ static void relink(struct secrets *S)
 /* A Linux bzImage fallback (issue 26) enters with ESI = boot_params;
  * under UEFI (--linux-entry64) at its 64-bit entry, RSI = boot_params. */
 static int linux_entry, linux_entry64;
+/* Where the stage put it when that is not pref_address (OVMF: the
+ * verbose line "Linux kernel at 0x..."); 0: pref_address. */
+static uint64_t linux_load;
 
 /* A bzImage as the stages load it: at its pref_address (free under
  * SeaBIOS and OVMF), entered at its 32-bit entry (BIOS) or its 64-bit
@@ -410,6 +413,8 @@ static void load_linux_fallback(struct secrets *S)
 		die("%s: not a bzImage the stage boots", S->fb_path);
 	S->link_lo = S->load_lo;
 	S->link_hi = S->load_hi;
+	if (linux_load)
+		lx.pref = linux_load;
 	S->load_lo = lx.pref;
 	S->load_hi = lx.pref + lx.mem;
 	if (linux_entry64 && lx.entry64 == ~0ull)
@@ -964,6 +969,8 @@ static void parse_args(int argc, char **argv, struct opts *o, struct secrets *S)
 			o->expect = v;
 		else if (!strcmp(a, "--fallback"))
 			S->fb_path = v;
+		else if (!strcmp(a, "--linux-load"))
+			linux_load = strtoull(v, NULL, 16);
 		else if (!strcmp(a, "--fails") && !strcmp(v, "place"))
 			S->fails = FAIL_PLACE;
 		else if (!strcmp(a, "--seed-file"))

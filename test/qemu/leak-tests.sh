@@ -47,7 +47,10 @@
 # hand-over and loaded over the failed image's range: that range must hold
 # exactly the fallback, the rest none of the failed link. Each
 # `-negative` is the same on the -neg build.
-# `linux-fallback` (BIOS, issue 26) is `fallback` with the Linux corpus'
+# `linux-fallback` (issue 26; make test runs it under SeaBIOS only: under
+# OVMF it finds kit, payload and permutation bytes in boot-services
+# memory, which Linux keeps and the stage does not scrub, not yet fixed)
+# is `fallback` with the Linux corpus'
 # bzImage as the fallback (skipped without the corpus): the stage loads
 # it at its pref_address and enters its 32-bit entry with ESI =
 # boot_params; the range must hold exactly its protected-mode code and
@@ -78,7 +81,7 @@ case $fw-$mode in
 esac
 case $fw:$mode in
 *: | *:negative | *:entropy | *:fallback | *:fallback-negative | *:obsd | bios:midlink) ;;
-bios:linux-fallback) ;;
+*:linux-fallback) ;;
 *:early | *:early-negative | *:obsd-fallback | *:obsd-fallback-negative) ;;
 *) echo "leak-tests.sh: unknown mode $fw $mode" >&2; exit 2 ;;
 esac
@@ -128,7 +131,8 @@ sys.stdout.buffer.write(b"".join(hashlib.sha256(b"leak seed file %d" % i).digest
 	seedopt=(--seed "$work/seed.bin")
 else
 	{ grep -v '^debug_seed' "$cfg"; echo "debug_seed = $seed"
-	  [ "$mode" != linux-fallback ] || echo 'cmdline = console=ttyS0'; } >"$work/relink.cfg"
+	  [ "$mode" != linux-fallback ] || echo 'cmdline = console=ttyS0'
+	  [ "$fw-$mode" != uefi-linux-fallback ] || echo 'verbose = 1'; } >"$work/relink.cfg"
 fi
 "$mkimage" create -o "$work/disk.img" --efi "$efi" --kit "$kit" \
 	--fallback "$fallback" --cfg "$work/relink.cfg" "${seedopt[@]}" \
@@ -153,6 +157,35 @@ if [ "$fw" = uefi ]; then
 	cp /usr/share/OVMF/OVMF_VARS_4M.fd "$work/vars.fd"
 	args+=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd"
 	       -drive "if=pflash,format=raw,unit=1,file=$work/vars.fd")
+fi
+# OVMF puts the bzImage where its map has room, not always at
+# pref_address: one boot of the same disk (fresh variables) shows where,
+# and the same boot again goes to the same place.
+if [ "$fw-$mode" = uefi-linux-fallback ]; then
+	cp /usr/share/OVMF/OVMF_VARS_4M.fd "$work/calib-vars.fd"
+	calib=() skip=0
+	for a in "${args[@]}"; do
+		[ $skip = 0 ] || { skip=0; continue; }
+		case $a in
+		-S) ;;
+		-chardev | -gdb) skip=1 ;;
+		file:$work/serial.log) calib+=("file:$work/calib.log") ;;
+		*file=$work/vars.fd) calib+=("${a%file=*}file=$work/calib-vars.fd") ;;
+		*) calib+=("$a") ;;
+		esac
+	done
+	timeout -k 5 90 qemu-system-x86_64 "${calib[@]}" </dev/null >/dev/null 2>&1 &
+	cpid=$!
+	la=''
+	for _ in $(seq 170); do
+		la=$(grep -aoE 'Linux kernel at 0x[0-9a-f]+' "$work/calib.log" 2>/dev/null | head -n 1 | sed 's/.* 0x//')
+		[ -n "$la" ] && break
+		sleep 0.5
+	done
+	kill "$cpid" 2>/dev/null
+	wait "$cpid" 2>/dev/null
+	[ -n "$la" ] || { echo "not ok $name-boot: the calibration boot named no load address"; exit 0; }
+	fbopt+=(--linux-load "$la")
 fi
 if [ "$mode" = midlink ]; then
 	addr=$(nm "$B/stand/stage-$suffix.elf" | awk '$3 == "lk_link_close" { print $1 }')
