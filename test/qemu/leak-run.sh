@@ -13,8 +13,10 @@ fw=${1:?usage: leak-run.sh uefi|bios}
 here=$(cd "$(dirname "$0")" && pwd)
 modes=('' negative entropy fallback fallback-negative obsd early early-negative
        obsd-fallback obsd-fallback-negative)
-# linux-fallback: ~20 s (leak-scan's Bloom filter of the 38 MB image).
+# linux-fallback: ~20 s (leak-scan's Bloom filter of the 38 MB image);
+# under OVMF with a calibration boot first, and its negative control.
 [ "$fw" = bios ] && modes+=(midlink linux-fallback)
+[ "$fw" = uefi ] && modes+=(linux-fallback linux-fallback-negative)
 out=$(mktemp -d "${TMPDIR:-/tmp}/leak-run.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT
 pids=()

@@ -80,6 +80,7 @@ struct needle {
 	const uint8_t *p;
 	uint64_t key;
 	int kind;
+	int disk; /* a window of a file the firmware read (kit, config) */
 	struct needle *next;
 };
 
@@ -218,12 +219,36 @@ static int is_legit(const uint8_t *p, int skip_image)
 	return 0;
 }
 
+/*
+ * Words that count up or down by a fixed step (0, 1, 2, ... as u32 or
+ * u64) say nothing about a layout, and firmware memory is full of them:
+ * a FAT32 table of a file written in one piece is clusters N, N+1, ...
+ * (an identity run of the plan's indices matched one in OVMF's FAT cache).
+ */
+static int is_progression(const uint8_t *p)
+{
+	uint32_t w[WIN / 4];
+	uint64_t q[WIN / 8];
+	int a32 = 1, a64 = 1;
+
+	memcpy(w, p, WIN);
+	memcpy(q, p, WIN);
+	for (size_t i = 2; i < WIN / 4; i++)
+		a32 &= w[i] - w[i - 1] == w[1] - w[0];
+	for (size_t i = 2; i < WIN / 8; i++)
+		a64 &= q[i] - q[i - 1] == q[1] - q[0];
+	return a32 || a64;
+}
+
+static int adding_disk; /* add_range is adding windows of files */
+
 static void add_needle(int kind, const uint8_t *p, int skip_image)
 {
 	struct needle *n;
 	size_t h;
 
-	if (distinct_bytes(p, WIN) < MIN_DISTINCT || is_legit(p, skip_image))
+	if (distinct_bytes(p, WIN) < MIN_DISTINCT || is_progression(p) ||
+	    is_legit(p, skip_image))
 		return;
 	if (distinct_bytes(p, 8) < MIN_PREFIX)
 		die("internal: weak needle prefix");
@@ -233,6 +258,7 @@ static void add_needle(int kind, const uint8_t *p, int skip_image)
 	n->p = p;
 	n->key = load64(p);
 	n->kind = kind;
+	n->disk = adding_disk;
 	h = hash64(n->key);
 	n->next = table[h & table_mask];
 	table[h & table_mask] = n;
@@ -547,9 +573,13 @@ static uint64_t gap_slack(const struct secrets *S)
 
 static void add_secrets(struct secrets *S)
 {
+	adding_disk = 1;
 	add_range(K_KIT, S->kit, sizeof(struct lk_kit_header), WIN / 2, 0);
 	add_range(K_ZSTREAM, S->kit + sizeof(struct lk_kit_header),
 		  S->kit_len - sizeof(struct lk_kit_header), WIN, 0);
+	if (!no_layout)
+		add_range(K_SEED, S->seed_text, strlen(S->seed_text), WIN / 4, 0);
+	adding_disk = 0;
 	add_payload(S);
 	if (S->seed_file)
 		add_range(K_SEED, S->seed_file, S->seed_file_len, WIN / 4, 0);
@@ -559,10 +589,36 @@ static void add_secrets(struct secrets *S)
 	add_range(K_RNG, S->key, 32, WIN, 0);
 	add_range(K_RNG, S->stream, S->stream_len, WIN / 2, 0);
 	add_range(K_SEED, S->seed, S->seed_len, WIN / 4, 0);
-	add_range(K_SEED, S->seed_text, strlen(S->seed_text), WIN / 4, 0);
 	/* A failed link's image is nobody's: every window is a secret. */
 	if (S->image)
 		add_range(K_IMAGE, S->image, S->image_len, WIN, !S->fb_path);
+}
+
+/*
+ * A Linux kernel entered under UEFI keeps boot-services memory until it
+ * has called SetVirtualAddressMap, so the stage leaves it alone
+ * (efi/handoff.c), and the firmware's FAT and disk caches there still
+ * hold the files the firmware read for the stage: the kit and RELINK.CFG
+ * (with its debug seed). Those bytes are on the disk anyway. Hits of their
+ * windows inside a boot-services region of the memory map the stage gave
+ * the kernel (boot_params.efi_info) are counted apart, as firmware copies;
+ * what only the stage made (payload, plan, permutation, layout, generator)
+ * fails anywhere, and the stage's own buffers (loader data) are scanned
+ * for every kind.
+ */
+#define MAX_BS 512
+static struct {
+	uint64_t lo, hi;
+} bs_range[MAX_BS];
+static int nbs;
+static unsigned long fw_copies[K_NKINDS];
+
+static int in_bs(uint64_t addr)
+{
+	for (int i = 0; i < nbs; i++)
+		if (addr >= bs_range[i].lo && addr < bs_range[i].hi)
+			return 1;
+	return 0;
 }
 
 static void record(int kind, uint64_t addr)
@@ -586,7 +642,11 @@ static void scan_needles(const uint8_t *p, size_t n, uint64_t pa)
 		for (struct needle *nd = table[h & table_mask]; nd;
 		     nd = nd->next)
 			if (nd->key == k && !memcmp(nd->p, p + off, WIN)) {
-				record(nd->kind, pa + off);
+				if (nbs && nd->disk && in_bs(pa + off) &&
+				    in_bs(pa + off + WIN - 1))
+					fw_copies[nd->kind]++;
+				else
+					record(nd->kind, pa + off);
 				break;
 			}
 	}
@@ -931,6 +991,84 @@ static void map_dump(const char *path, struct dump *d)
 	parse_dump(d);
 }
 
+/* Bytes at a physical address of the dump, or NULL. */
+static const uint8_t *dump_at(const struct dump *d, uint64_t pa, uint64_t n)
+{
+	for (int i = 0; i < d->n; i++)
+		if (pa >= d->b[i].paddr && n <= d->b[i].len &&
+		    pa - d->b[i].paddr <= d->b[i].len - n)
+			return d->b[i].p + (pa - d->b[i].paddr);
+	return NULL;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* RSI (boot_params) from the registers file, then the EFI memory map
+ * boot_params.efi_info points at (zero-page.rst: efi_info at 0x1c0). */
+static void load_bs_ranges(const struct dump *d, const char *regs)
+{
+	FILE *f = regs ? fopen(regs, "r") : NULL;
+	char line[512];
+	unsigned long long rsi = 0;
+	const uint8_t *bp, *ei, *map;
+	uint64_t mlo, msz, dsz;
+
+	if (!f)
+		die("--linux-entry64 needs --regs (RSI holds boot_params)");
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "RSI=");
+		if (p && sscanf(p + 4, "%llx", &rsi) == 1)
+			break;
+	}
+	fclose(f);
+	if (!rsi || !(bp = dump_at(d, rsi, 4096)))
+		die("boot_params (RSI=0x%llx) is not in the dump", rsi);
+	ei = bp + 0x1c0;
+	if (memcmp(ei, "EL64", 4))
+		die("boot_params: efi_loader_signature is not EL64");
+	dsz = rd32(ei + 8);
+	msz = rd32(ei + 20);
+	mlo = (uint64_t)rd32(ei + 16) | (uint64_t)rd32(ei + 28) << 32;
+	if (dsz < 40 || !(map = dump_at(d, mlo, msz)))
+		die("boot_params: the EFI memory map is not in the dump");
+	for (uint64_t off = 0; off + dsz <= msz; off += dsz) {
+		uint32_t type = rd32(map + off);
+		uint64_t lo, pages;
+		memcpy(&lo, map + off + 8, 8);
+		memcpy(&pages, map + off + 24, 8);
+		if (type != 3 && type != 4) /* EfiBootServicesCode/Data */
+			continue;
+		if (nbs == MAX_BS)
+			die("boot_params: more than %d boot-services regions",
+			    MAX_BS);
+		bs_range[nbs].lo = lo;
+		bs_range[nbs].hi = lo + (pages << 12);
+		nbs++;
+	}
+	if (!nbs)
+		die("boot_params: no boot-services region in the EFI memory map");
+}
+
+static void print_fw_copies(void)
+{
+	unsigned long n = 0;
+
+	for (int k = 0; k < K_NKINDS; k++)
+		n += fw_copies[k];
+	if (n)
+		printf("# %s: %lu windows of on-disk files (kit %lu, zstream "
+		       "%lu, config %lu) in the firmware's boot-services "
+		       "memory, which Linux keeps: not counted\n",
+		       prefix, n, fw_copies[K_KIT], fw_copies[K_ZSTREAM],
+		       fw_copies[K_SEED]);
+}
+
 struct opts {
 	const char *kit, *seed, *dump, *regs, *expect;
 	int print_entry;
@@ -1062,8 +1200,11 @@ static int scan_fallback(const struct dump *d, const struct secrets *S,
 			printf("# %s: %ld bytes differ\n", prefix, diff);
 		return 1;
 	}
+	if (linux_entry64)
+		load_bs_ranges(d, o->regs);
 	scan_dump(d, S, &bytes);
 	print_needles();
+	print_fw_copies();
 	if (o->expect)
 		return check_expected(o->expect);
 	printf("ok %s-dump: fallback [0x%llx, 0x%llx) holds exactly its "
