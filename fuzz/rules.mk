@@ -9,7 +9,7 @@ FUZZ_CC := clang
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 10
 FUZZ_TARGETS := kit payload plan elf inflate config ldscript mb2 sig fat ffs \
-  linux
+  linux ksyms
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
   -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-strict-aliasing \
@@ -53,12 +53,13 @@ $(B)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fz_host.h $(FUZZ_LK_OBJS)
 
 $(FUZZ_SEEDS): fuzz/gen-seeds.py fuzz/gen-fat-seeds.py fuzz/gen-ffs-seeds.py tools/mkimage.sh $(B)/tools/linkkit \
   $(B)/demo/kernel.kit $(B)/demo/fallback.elf test/qemu/relink.cfg $(FUZZ_SCRIPTS) \
-  fuzz/gen-linux-seeds.py $(LINUX_CORPUS_STAMP)
+  fuzz/gen-linux-seeds.py fuzz/gen-ksyms-seeds.py $(LINUX_CORPUS_STAMP)
 	rm -rf $(B)/fuzz/corpus && mkdir -p $(B)/fuzz/corpus
 	fuzz/gen-seeds.py $(B)/fuzz/corpus $(B)/demo/kernel.kit $(B)/demo/fallback.elf test/qemu/relink.cfg $(FUZZ_SCRIPTS)
 	fuzz/gen-fat-seeds.py $(B)/fuzz/corpus tools/mkimage.sh $(B)/demo/kernel.kit test/qemu/relink.cfg $(B)/tools/linkkit
 	fuzz/gen-ffs-seeds.py $(B)/fuzz/corpus
 	fuzz/gen-linux-seeds.py $(B)/fuzz/corpus $(LINUX_CORPUS)/arch/x86/boot/bzImage $(LINUX_CORPUS)/vmlinux
+	fuzz/gen-ksyms-seeds.py $(B)/fuzz/corpus
 	touch $@
 
 $(B)/fuzz/test-fuzz: fuzz/run-fuzz.sh $(FUZZ_BINS) $(FUZZ_SEEDS)

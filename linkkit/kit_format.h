@@ -25,9 +25,10 @@
 #define LK_KIT_MAGIC "LINKKIT\x1a" /* 8 bytes, no NUL */
 #define LK_KIT_VERSION 1
 #define LK_PAYLOAD_MAGIC 0x4c504b4cu /* "LKPL" */
-#define LK_PAYLOAD_VERSION 4 /* 2: COMDAT groups and LK_SYM_ALT;
+#define LK_PAYLOAD_VERSION 5 /* 2: COMDAT groups and LK_SYM_ALT;
 				3: lk_merge_class.shard, LK_PAYLOAD_F_LLD_MERGE;
-				4: 16-byte lk_reloc */
+				4: 16-byte lk_reloc;
+				5: the ksyms table, LK_PAYLOAD_F_LINUX_KALLSYMS */
 /* Interned in every payload strtab; scanned for by the demo kernel. */
 #define LK_KIT_CANARY "relinkboot-kit-canary"
 
@@ -139,6 +140,7 @@ struct lk_payload_header {
 	struct lk_table strtab;   /* bytes; NUL-terminated names */
 	struct lk_table data;     /* bytes; section contents */
 	struct lk_table comdats;  /* struct lk_comdat (version 2) */
+	struct lk_table ksyms;    /* bytes; LK_PAYLOAD_F_LINUX_KALLSYMS */
 };
 
 /* An input object. The table order is the canonical (command-line) order. */
@@ -345,6 +347,18 @@ struct lk_merge_class {
  * image as it sorts them (linkkit/linux_sort.c: ORC, __ex_table, and
  * main_extable_sort_needed cleared). */
 #define LK_PAYLOAD_F_LINUX_SORT 0x4u
+/*
+ * `create --linux` of a CONFIG_KALLSYMS_ALL kernel: after every link (and
+ * its sorts) the kallsyms tables are written for the new addresses
+ * (linkkit/linux_kallsyms_link.c). The ksyms table, 4-aligned:
+ *   0  u32 chunk   the kallsyms object's .rodata chunk, which the tables
+ *                  fill exactly (its data in the kit may be zeros)
+ *   4  u32 n       symbols kallsyms lists
+ *   8  u32 sym[n]  per symbol, in blob order, the kit symbol whose final
+ *                  value is its address
+ *   .. the blob (linkkit/linux_kallsyms.h), to the table's end
+ */
+#define LK_PAYLOAD_F_LINUX_KALLSYMS 0x8u
 #define LK_MERGE_SHARDS 32
 
 /* ---- Plan: a stack machine compiled from the linker script ---- */

@@ -8,6 +8,7 @@
 
 #include "linkkit.h"
 #include "elf64.h"
+#include "linux_kallsyms.h"
 
 /* Largest image, section, or payload the boot side accepts: far above any
  * kernel, low enough that no size arithmetic below can overflow. */
@@ -74,8 +75,14 @@ struct lk_link {
 	const char *str;
 	const lk_u8 *data;
 	const struct lk_comdat *comdat;
+	const lk_u8 *ksyms; /* LK_PAYLOAD_F_LINUX_KALLSYMS, else LK_NULL */
 	lk_u32 nobj, nchunk, nslot, nout, nphdr, nsym, nrel, nop, nmg, nmc,
-		nmref, nstr, ndata, ncomdat;
+		nmref, nstr, ndata, ncomdat, nksyms;
+	/* The ksyms table, checked by lk_link_open. */
+	struct lk_ksym_blob kblob;
+	const lk_u8 *kref; /* n little-endian u32 symbol indices */
+	lk_u32 kchunk;
+	int canonical; /* lk_link_set_canonical: no shuffle, no gaps */
 
 	/* Filled by lk_link_open. */
 	lk_u32 *class_group; /* merge class -> group */
@@ -168,6 +175,11 @@ int lk_link_write_parts(struct lk_link *L, void *dst, struct lk_rng *rng,
 /* linux_sort.c: scripts/sorttable's sorts on the written image (img at
  * load_lo), for LK_PAYLOAD_F_LINUX_SORT kits. */
 int lk_linux_sort(const struct lk_link *L, lk_u8 *img);
+
+/* linux_kallsyms_link.c: the ksyms table (LK_PAYLOAD_F_LINUX_KALLSYMS),
+ * checked at open, applied to the written image (img at load_lo). */
+int lk_linux_kallsyms_open(struct lk_link *L);
+int lk_linux_kallsyms(const struct lk_link *L, lk_u8 *img);
 
 /* reloc_x86_64.c */
 #define LK_RELOC_NTYPES (LK_R_X86_64_PC64 + 1)

@@ -138,7 +138,8 @@ static void lk_order_objects(struct lk_link *L, struct lk_rng *rng)
 	for (i = 0; i < L->nobj; i++)
 		if (!L->obj[i].pin_rank && !(L->obj[i].flags & LK_OBJ_GAP))
 			L->order[n++] = i;
-	lk_shuffle_u32(rng, L->order + nfixed, n - nfixed);
+	if (!L->canonical)
+		lk_shuffle_u32(rng, L->order + nfixed, n - nfixed);
 	for (i = 0; i < n; i++)
 		L->obj_pos[L->order[i]] = i;
 }
@@ -207,7 +208,9 @@ static void lk_choose_gaps(struct lk_link *L, struct lk_rng *rng)
 		if (!(c->flags & LK_CHUNK_GAP))
 			continue;
 		steps = lk_udivmod64(c->size, c->align, LK_NULL);
-		L->chunk_size[i] = steps ? lk_rng_below(rng, steps) * c->align : 0;
+		L->chunk_size[i] = steps && !L->canonical
+					   ? lk_rng_below(rng, steps) * c->align
+					   : 0;
 	}
 }
 
@@ -253,7 +256,7 @@ static void lk_order_slot(struct lk_link *L, lk_u32 s, struct lk_rng *rng)
 	if (sl->flags & LK_SLOT_CANONICAL)
 		for (i = 0; i < n; i++)
 			v[i] = sl->first_chunk + i;
-	if (sl->flags & LK_SLOT_SHUFFLE) {
+	if ((sl->flags & LK_SLOT_SHUFFLE) && !L->canonical) {
 		while (nfixed < n && lk_chunk_fixed(L, v[nfixed]))
 			nfixed++;
 		lk_shuffle_u32(rng, v + nfixed, n - nfixed);
@@ -784,6 +787,19 @@ int lk_link_layout(struct lk_link *L, struct lk_rng *rng)
 		return LK_ERR_LINK;
 	L->laid_out = 1;
 	return LK_OK;
+}
+
+void lk_link_set_canonical(struct lk_link *L)
+{
+	L->canonical = 1;
+}
+
+int lk_link_sym_value(const struct lk_link *L, lk_u32 sym, lk_u64 *value)
+{
+	if (!L->laid_out || sym >= L->nsym || !L->sym_known[sym])
+		return 0;
+	*value = L->sym_val[sym];
+	return 1;
 }
 
 void lk_link_info(const struct lk_link *L, struct lk_image_info *out)

@@ -94,7 +94,8 @@ static int lk_open_header(struct lk_link *L)
 		       hd->version);
 		return 0;
 	}
-	if (hd->flags & ~(LK_PAYLOAD_F_LLD_MERGE | LK_PAYLOAD_F_LINUX_SORT)) {
+	if (hd->flags & ~(LK_PAYLOAD_F_LLD_MERGE | LK_PAYLOAD_F_LINUX_SORT |
+			  LK_PAYLOAD_F_LINUX_KALLSYMS)) {
 		LK_ERR(L, "%s: unknown payload flags 0x%x", L->name, hd->flags);
 		return 0;
 	}
@@ -128,9 +129,10 @@ static int lk_open_tables(struct lk_link *L)
 	L->data = lk_table(L, &hd->data, 1, 1, "data", &L->ndata);
 	L->comdat = lk_table(L, &hd->comdats, sizeof(*L->comdat), 4, "comdats",
 			     &L->ncomdat);
+	L->ksyms = lk_table(L, &hd->ksyms, 1, 4, "ksyms", &L->nksyms);
 	if (!L->obj || !L->chunk || !L->slot || !L->outsec || !L->phdr ||
 	    !L->sym || !L->rel || !L->plan || !L->mgroup || !L->mclass ||
-	    !L->mref || !L->str || !L->data || !L->comdat)
+	    !L->mref || !L->str || !L->data || !L->comdat || !L->ksyms)
 		return 0;
 	/* Names are read as C strings: the table must end in a NUL. */
 	if (L->nstr == 0 || L->str[L->nstr - 1] != '\0') {
@@ -556,7 +558,8 @@ static int lk_link_validate(struct lk_link *L)
 	if (!lk_open_header(L) || !lk_open_tables(L) || !lk_check_objects(L) ||
 	    !lk_check_comdats(L) || !lk_check_slots(L) ||
 	    !lk_check_outsecs(L) || !lk_check_chunks_syms(L) ||
-	    !lk_merge_check(L) || !lk_check_plan(L))
+	    !lk_merge_check(L) || !lk_check_plan(L) ||
+	    !lk_linux_kallsyms_open(L))
 		return 0;
 	L->tmp = lk_link_alloc(L, lk_max3(L->nobj, L->nchunk, L->nout), 4);
 	return L->tmp != LK_NULL;

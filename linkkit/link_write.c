@@ -268,6 +268,10 @@ static int lk_write_finish(const struct lk_link *L, lk_u8 *d, lk_u32 tail,
 	/* The tables scripts/sorttable sorts, once every byte is final. */
 	if (!rc && relocs && (L->hdr->flags & LK_PAYLOAD_F_LINUX_SORT))
 		rc = lk_linux_sort(L, d);
+	/* kallsyms last: it reads the final symbol values only, but a
+	 * failed sort has already failed the link. */
+	if (!rc && relocs && (L->hdr->flags & LK_PAYLOAD_F_LINUX_KALLSYMS))
+		rc = lk_linux_kallsyms(L, d);
 	return rc;
 }
 

@@ -266,6 +266,12 @@ int lk_link_open(const struct lk_host *h, const void *payload, lk_u64 size,
 /* Chooses the object order and gap sizes from rng, evaluates the plan,
  * and computes every address. */
 int lk_link_layout(struct lk_link *L, struct lk_rng *rng);
+/* Host tools only: later layouts keep the canonical (command-line) order
+ * and make every gap empty, as the build's own link did (`linkkit create`
+ * matches the build's symbol map against it). */
+void lk_link_set_canonical(struct lk_link *L);
+/* A laid-out symbol's final value; 0 when it has none (undefined). */
+int lk_link_sym_value(const struct lk_link *L, lk_u32 sym, lk_u64 *value);
 
 struct lk_image_info {
 	lk_u64 load_lo;   /* lowest LMA of any allocated output section */

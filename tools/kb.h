@@ -55,6 +55,7 @@ char *kb_xstrdup(const char *s);
 /* dir/name, allocated; whether path is a regular file. */
 char *kb_join(const char *dir, const char *name);
 int kb_is_file(const char *path);
+uint8_t *kb_slurp(const char *path, size_t *len, size_t max);
 
 /* ---- kitbuild.c ---- */
 struct kb_options {
@@ -64,6 +65,10 @@ struct kb_options {
 	const char **objs;
 	size_t nobjs;
 	const char **names; /* the objects' names in the kit; NULL: basenames */
+	/* create --linux with kallsyms: the build's System.map and the kit
+	 * name of the kallsyms object (kbksyms.c); NULL: none. */
+	const char *ksyms_map;
+	const char *ksyms_obj;
 };
 /* Builds the (uncompressed) payload. Every problem is printed to stderr as
  * one line naming the object/section/offset/symbol; returns 0 or -1. */
@@ -80,6 +85,10 @@ int kb_linux_inputs(const char *dir, struct kb_options *o);
 void kb_linux_free(struct kb_options *o);
 /* The members of a GNU thin archive, in order (allocated strings). */
 int kb_thin_members(const char *path, char ***out, size_t *nout);
+
+/* ---- kbksyms.c: the ksyms table, appended to a serialized payload ---- */
+int kb_ksyms_attach(struct kb_buf *buf, struct lk_payload_header *h, const char *map_path,
+		    const char *obj);
 
 /* ---- kbtar.c: `create --openbsd kernel.tgz[:NAME]` ---- */
 int kb_is_tarball(const char *path);

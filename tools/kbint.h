@@ -105,6 +105,7 @@ struct kb {
 	struct kb_obj *objs;
 	uint32_t nobjs, nsynth, gap_obj, got_obj, got_input;
 	uint32_t bid_input; /* policy `build-id`: the note's input, or NONE */
+	const char *ksyms_map, *ksyms_obj; /* kb_options' */
 	struct kb_sym *syms;
 	size_t nsyms;
 	uint32_t *htab;

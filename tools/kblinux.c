@@ -73,30 +73,6 @@ static const char lx_keep[] =
 	"keep-order _ftrace_events _ftrace_eval_map\n" /* registration order */
 	"keep-order .builtin_fw\n";         /* first match by name */
 
-static uint8_t *slurp(const char *path, size_t *len, size_t max)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *p;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || (size_t)n > max ||
-	    fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return NULL;
-	}
-	p = kb_xcalloc((size_t)n + 1, 1);
-	if (fread(p, 1, (size_t)n, f) != (size_t)n) {
-		fclose(f);
-		free(p);
-		return NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return p;
-}
-
 /* CONFIG_X=y in the build's configuration text. */
 static int cfg_y(const char *cfg, const char *opt)
 {
@@ -181,7 +157,7 @@ static long field(const uint8_t *h, size_t off, size_t len, int slash)
 int kb_thin_members(const char *path, char ***out, size_t *nout)
 {
 	size_t len, pos = 8;
-	uint8_t *a = slurp(path, &len, (size_t)1 << 30);
+	uint8_t *a = kb_slurp(path, &len, (size_t)1 << 30);
 	const char *names = NULL;
 	size_t names_len = 0;
 	struct lx_list l = { 0 };
@@ -288,7 +264,7 @@ bad:
 
 /* The configuration the build used: include/config/auto.conf (what make
  * reads), else .config. One line when refused. */
-static int check_config(const char *dir, int *sort, int *modules)
+static int check_config(const char *dir, int *sort, int *modules, int *kallsyms)
 {
 	static const struct {
 		const char *opt, *why;
@@ -305,7 +281,7 @@ static int check_config(const char *dir, int *sort, int *modules)
 	char *a = kb_join(dir, "include/config/auto.conf"), *c = kb_join(dir, ".config");
 	const char *used = kb_is_file(a) ? a : c;
 	size_t len;
-	char *cfg = (char *)slurp(used, &len, (size_t)16 << 20);
+	char *cfg = (char *)kb_slurp(used, &len, (size_t)16 << 20);
 	int rc = -1;
 
 	if (!cfg) {
@@ -323,6 +299,17 @@ static int check_config(const char *dir, int *sort, int *modules)
 				refuse[i].opt, refuse[i].why);
 			goto out;
 		}
+	/* The boot side's kallsyms (linkkit/linux_kallsyms.h) is 6.1's
+	 * --all-symbols --absolute-percpu --base-relative. */
+	*kallsyms = cfg_y(cfg, "CONFIG_KALLSYMS");
+	if (*kallsyms &&
+	    (!cfg_y(cfg, "CONFIG_KALLSYMS_ALL") || !cfg_y(cfg, "CONFIG_KALLSYMS_BASE_RELATIVE") ||
+	     !cfg_y(cfg, "CONFIG_KALLSYMS_ABSOLUTE_PERCPU"))) {
+		fprintf(stderr, "linkkit: %s: CONFIG_KALLSYMS without CONFIG_KALLSYMS_ALL, "
+				"_BASE_RELATIVE or _ABSOLUTE_PERCPU: which symbols kallsyms "
+				"lists would depend on the layout; not supported\n", used);
+		goto out;
+	}
 	*modules = cfg_y(cfg, "CONFIG_MODULES");
 	if (!*modules) {
 		fprintf(stderr, "linkkit: %s: CONFIG_MODULES is not set: lib/lib.a members are "
@@ -369,11 +356,11 @@ int kb_linux_inputs(const char *dir, struct kb_options *o)
 	char *ar = kb_join(dir, "vmlinux.a"), *vo = kb_join(dir, "vmlinux.o");
 	char **mem = NULL;
 	size_t nmem = 0, n = 0;
-	int sort = 0, modules = 0, bad = 0, last = 0;
+	int sort = 0, modules = 0, kallsyms = 0, bad = 0, last = 0;
 	char kall[64];
 
 	o->script_path = kb_join(dir, "arch/x86/kernel/vmlinux.lds");
-	if (check_config(dir, &sort, &modules))
+	if (check_config(dir, &sort, &modules, &kallsyms))
 		goto fail;
 	if (!kb_is_file(ar)) {
 		fprintf(stderr, "linkkit: %s: missing%s\n", ar,
@@ -411,6 +398,14 @@ int kb_linux_inputs(const char *dir, struct kb_options *o)
 		snprintf(kall, sizeof(kall), ".tmp_vmlinux.kallsyms%d.o", last);
 		o->names[n++] = kb_xstrdup(kall);
 	}
+	if (kallsyms && !last) {
+		fprintf(stderr, "linkkit: %s: no .tmp_vmlinux.kallsyms[123].o although "
+				"CONFIG_KALLSYMS is set (the build did not finish?)\n", dir);
+		bad = 1;
+	} else if (kallsyms) {
+		o->ksyms_obj = o->names[n - 1];
+		o->ksyms_map = kb_join(dir, "System.map");
+	}
 	o->nobjs = n;
 	for (size_t i = 0; i < n; i++) {
 		o->objs[i] = kb_join(dir, o->names[i]);
@@ -445,6 +440,8 @@ void kb_linux_free(struct kb_options *o)
 	free(o->objs);
 	free(o->names);
 	free((char *)o->script_path);
+	free((char *)o->ksyms_map);
+	o->ksyms_map = o->ksyms_obj = NULL;
 	if (!o->policy_path)
 		free((char *)o->policy_text);
 	o->objs = o->names = NULL;

@@ -447,6 +447,10 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 		return -1;
 	}
 	memcpy(o.buf.p, &o.h, sizeof(o.h));
+	if (b->ksyms_map && kb_ksyms_attach(&o.buf, &o.h, b->ksyms_map, b->ksyms_obj)) {
+		free(o.buf.p);
+		return -1;
+	}
 	/*
 	 * The build id: ld's is a SHA-1 of the whole output file, which no
 	 * relinked layout reproduces (and the build's own would make tools

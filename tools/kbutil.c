@@ -98,3 +98,28 @@ int kb_is_file(const char *path)
 
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
+
+/* A whole file, NUL-terminated, of at most max bytes; NULL if not. */
+uint8_t *kb_slurp(const char *path, size_t *len, size_t max)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *p;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || (size_t)n > max ||
+	    fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return NULL;
+	}
+	p = kb_xcalloc((size_t)n + 1, 1);
+	if (fread(p, 1, (size_t)n, f) != (size_t)n) {
+		fclose(f);
+		free(p);
+		return NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return p;
+}

@@ -763,6 +763,8 @@ int kb_build_payload(const struct kb_options *o, uint8_t **payload, size_t *size
 	memset(&b, 0, sizeof(b));
 	kb_buf_add(&b.strtab, "", 1);
 	b.got_obj = b.gap_obj = b.got_input = b.bid_input = NONE;
+	b.ksyms_map = o->ksyms_map;
+	b.ksyms_obj = o->ksyms_obj;
 	if (load_inputs(&b, o))
 		goto out;
 	/* Keep going after errors so that all of them are reported; only a

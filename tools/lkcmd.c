@@ -213,6 +213,16 @@ static void print_info(const char *path, const uint8_t *p, size_t psize,
 	printf("slots: %u, output sections: %u, program headers: %u, plan ops: %u\n",
 	       h->slots.count, h->outsecs.count, h->phdrs.count, h->plan.count);
 	printf("symbols: %u, relocations: %u\n", h->symbols.count, h->relocs.count);
+	if ((h->flags & LK_PAYLOAD_F_LINUX_KALLSYMS) && h->ksyms.count >= 8 &&
+	    (uint64_t)h->ksyms.off + h->ksyms.count <= psize) {
+		uint32_t n;
+
+		memcpy(&n, p + h->ksyms.off + 4, 4);
+		printf("kallsyms: %u symbols rewritten at each link (table %u bytes)\n", n,
+		       h->ksyms.count);
+	}
+	if (h->flags & LK_PAYLOAD_F_LINUX_SORT)
+		printf("sorted at each link: ORC, __ex_table\n");
 	printf("merge: %u groups, %u strings\n", h->mgroups.count, h->mclasses.count);
 	printf("entropy: %.1f bits (order %.1f, gaps %.1f)\n", order + gaps, order, gaps);
 }

@@ -12,6 +12,8 @@ LKTOOL_SRCS += tools/xxhash64.c
 LKTOOL_SRCS += tools/kbtar.c
 # `create --linux BUILD_DIR`: a Linux build tree's inputs (thin vmlinux.a).
 LKTOOL_SRCS += tools/kblinux.c
+# Its kallsyms: the host half of the tables and the kit's ksyms table.
+LKTOOL_SRCS += tools/kbkallsyms.c tools/kbksyms.c
 # What a kit was made from (LK_KIT_F_PROV): create, info, verify --against.
 LKTOOL_SRCS += tools/lkprov.c
 # `verify-elf`: the stages' fallback checks, for relinkboot-install.

@@ -5,7 +5,7 @@ LINK_TEST_CORE := kit kit_prov link_open link_layout link_merge reloc_x86_64 \
   link_write link_elf elfload mem fmt sha256 sha256_ni chacha rng inflate \
   adler32 cpu_x86 obsd_syms mb2 obsd_boot config kitsig ed25519 sha512 \
   proto/proto proto/none proto/multiboot2 proto/openbsd proto/obsd_opts \
-  proto/linux linux_sort
+  proto/linux linux_sort linux_kallsyms linux_kallsyms_link
 LINK_TEST_SRCS := $(addprefix linkkit/,$(addsuffix .c,$(LINK_TEST_CORE))) \
   test/link/link_test.c test/link/pb.c test/link/kit_test.c
 LINK_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-strict-aliasing \
@@ -16,7 +16,7 @@ $(B)/test/link/link_test: $(LINK_TEST_SRCS) $(LINKKIT_HDRS) test/link/pb.h
 	$(CC) $(LINK_TEST_CFLAGS) -o $@ $(LINK_TEST_SRCS) -lz
 
 # The core as the i386 BIOS stage builds it: must not need libgcc.
-$(B)/test/link/core-i386.o: $(addprefix linkkit/,$(addsuffix .c,kit kit_prov link_open link_layout link_merge reloc_x86_64 link_write link_elf elfload proto/proto linux_sort)) $(LINKKIT_HDRS)
+$(B)/test/link/core-i386.o: $(addprefix linkkit/,$(addsuffix .c,kit kit_prov link_open link_layout link_merge reloc_x86_64 link_write link_elf elfload proto/proto linux_sort linux_kallsyms linux_kallsyms_link)) $(LINKKIT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) -m32 $(FREESTANDING_CFLAGS) -r -o $@ $(filter %.c,$^)
 	@if nm $@ | grep -E ' U __(u?div|u?mod)di3'; then echo "64-bit division in the i386 core" >&2; rm -f $@; exit 1; fi

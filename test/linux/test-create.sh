@@ -15,7 +15,9 @@ LK=$B/tools/linkkit
 names=(linux-create-tree linux-create-names linux-refuse-lto linux-refuse-ibt
        linux-refuse-nomodules linux-refuse-btf linux-refuse-vmlinux-o
        linux-refuse-not-thin linux-refuse-dotdot linux-refuse-absolute
-       linux-refuse-truncated linux-refuse-twice linux-refuse-head)
+       linux-refuse-truncated linux-refuse-twice linux-refuse-head
+       linux-refuse-kallsyms-notall linux-refuse-kallsyms-nomap
+       linux-refuse-kallsyms-nomatch linux-refuse-kallsyms-noobj)
 command -v gcc >/dev/null && command -v ar >/dev/null || skip_all "no gcc/ar" "${names[@]}"
 T=$(new_run_dir "$B/test/linux/create") || fail_all "cannot make a run directory" "${names[@]}"
 
@@ -144,3 +146,20 @@ refused linux-refuse-twice "$T/twice" "member 'init/main.o' is listed twice"
 variant head
 (cd "$T/head" && rm vmlinux.a && ar cDPrST vmlinux.a init/main.o arch/x86/kernel/head_64.o kernel/core.o)
 refused linux-refuse-head "$T/head" "the first member is init/main.o, not arch/x86/kernel/head_64.o"
+# kallsyms (kbksyms.c): only the configuration the boot side rewrites,
+# the build's System.map, every listed symbol found in the objects' link.
+ksyms_cfg='CONFIG_KALLSYMS=y\nCONFIG_KALLSYMS_ALL=y\nCONFIG_KALLSYMS_BASE_RELATIVE=y\nCONFIG_KALLSYMS_ABSOLUTE_PERCPU=y\n'
+variant notall
+printf 'CONFIG_KALLSYMS=y\n' >>"$T/notall/include/config/auto.conf"
+refused linux-refuse-kallsyms-notall "$T/notall" "CONFIG_KALLSYMS without CONFIG_KALLSYMS_ALL"
+variant nomap
+printf "$ksyms_cfg" >>"$T/nomap/include/config/auto.conf"
+refused linux-refuse-kallsyms-nomap "$T/nomap" "System.map: cannot read"
+variant nomatch
+printf "$ksyms_cfg" >>"$T/nomatch/include/config/auto.conf"
+printf 'ffffffff81000000 T _text\nffffffff81000000 T startup_64\nffffffff81000123 T other\n' >"$T/nomatch/System.map"
+refused linux-refuse-kallsyms-nomatch "$T/nomatch" "System.map:3: other at 0xffffffff81000123: no symbol"
+variant noobj
+printf "$ksyms_cfg" >>"$T/noobj/include/config/auto.conf"
+rm "$T/noobj/.tmp_vmlinux.kallsyms2.o"
+refused linux-refuse-kallsyms-noobj "$T/noobj" "no .tmp_vmlinux.kallsyms[123].o although CONFIG_KALLSYMS is set"

@@ -2,8 +2,12 @@
 # Differential test of `linkkit create --linux` on the Linux 6.1 defconfig
 # corpus (issue 27): the kit made from the build tree, then for each seed
 # `linkkit link --seed S` against GNU ld's link of the same object order
-# with LINK-COMMAND's flags followed by the corpus' own scripts/sorttable,
-# compared section by section in every loaded byte (seccmp.py).
+# with LINK-COMMAND's flags, then what link-vmlinux.sh does after its
+# links, with the corpus' own tools: nm + scripts/mksysmap, scripts/kallsyms
+# on that list, its .S assembled and linked again in place of the kallsyms
+# object (the list of that link must equal the first: the same check
+# link-vmlinux.sh makes), scripts/sorttable; compared section by section in
+# every loaded byte (seccmp.py). The kit rewrote kallsyms itself.
 #
 # What forces ld to that order: the objects on its command line in the
 # order --print-layout printed, and a copy of vmlinux.lds in which every
@@ -17,8 +21,8 @@
 # (seccmp.py --mask-build-id).
 #
 # Results: linux-kit-create, linux-diff-seed-S (one per seed: every loaded
-# section equal, ORC and __ex_table sorted as sorttable sorts them,
-# main_extable_sort_needed cleared). Usage: test-diff.sh BUILD_DIR [SEEDS]
+# section equal, kallsyms' tables included, ORC and __ex_table sorted as
+# sorttable sorts them, main_extable_sort_needed cleared). Usage: test-diff.sh BUILD_DIR [SEEDS]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../qemu/lib.sh"
@@ -29,6 +33,10 @@ LK=$B/tools/linkkit
 corpus=${LINUX_CORPUS_DIR:-$B/corpora/linux-6.1-x86_64-defconfig}
 names=(linux-kit-create)
 for s in $seeds; do names+=("linux-diff-seed-$s"); done
+breaks=(chunk:'chunk index out of range' count:'blob has a bad magic'
+	ref:'symbol index out of range' flag:'flag and table disagree'
+	blob:'blob has a bad magic')
+for b in "${breaks[@]}"; do names+=("linux-ksyms-refuse-${b%%:*}"); done
 
 [ -f "$corpus/LINK-COMMAND" ] && [ -f "$corpus/vmlinux.a" ] ||
 	skip_all "no Linux corpus (../shared/corpora/linux-6.1-x86_64-defconfig.tar.xz)" "${names[@]}"
@@ -43,10 +51,13 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 t0=$(now)
 if ! nice -n 10 "$LK" create -o "$T/linux.kit" --linux "$corpus" >"$T/create.log" 2>&1; then
 	not_ok linux-kit-create "$(head -1 "$T/create.log")"
-	for s in $seeds; do not_ok "linux-diff-seed-$s" "no kit"; done
-	exit 1
+	fail_all "no kit" "${names[@]:1}"
 fi
 t1=$(now)
+if ! "$LK" info "$T/linux.kit" 2>&1 | grep -q '^kallsyms: '; then
+	not_ok linux-kit-create "the kit has no kallsyms table"
+	fail_all "no kallsyms in the kit" "${names[@]:1}"
+fi
 ok linux-kit-create
 echo "# create: $(secs "$t0" "$t1") s, kit $(stat -c %s "$T/linux.kit") bytes," \
 	"bzImage $(stat -c %s "$corpus/arch/x86/boot/bzImage") bytes"
@@ -65,6 +76,24 @@ done
 python3 "$here/keeporder.py" "$root/tools/kblinux.c" "$corpus" "$T/canonical" "$T/keep.lds" \
 	>"$T/keeporder.log" 2>&1 || fail_all "keeporder.py: $(tail -1 "$T/keeporder.log")" "${names[@]:1}"
 
+# ld.bfd on seed S's order, the kallsyms object replaced by $3.
+ld_link() {
+	local order
+	order=$(sed "s|^\.tmp_vmlinux\.kallsyms[0-9]\.o\$|$3|" "$T/order-$1")
+	(cd "$corpus" && nice -n 10 ld.bfd "${flags[@]}" -o "$2" $order --script="$T/keep.lds") \
+		>"$T/ld-$1.log" 2>&1
+}
+mksysmap() { (cd "$corpus" && LC_ALL=C NM=nm sh scripts/mksysmap "$1" "$2"); }
+# link-vmlinux.sh's kallsyms step: the list, the tables' .S, its object
+# (the corpus has no kernel headers: <asm/bitsperlong.h> from a stub).
+mkdir -p "$T/inc/asm" && echo '#define BITS_PER_LONG 64' >"$T/inc/asm/bitsperlong.h"
+kallsyms_obj() {
+	mksysmap "$1" "$1.map" &&
+		"$corpus/scripts/kallsyms" --all-symbols --absolute-percpu --base-relative \
+			"$1.map" >"$2.S" 2>"$2.log" &&
+		gcc -nostdinc -I"$T/inc" -D__ASSEMBLY__ -fno-PIE -m64 -c -o "$2.o" "$2.S" >>"$2.log" 2>&1
+}
+
 for s in $seeds; do
 	n=linux-diff-seed-$s
 	t0=$(now)
@@ -82,12 +111,23 @@ for s in $seeds; do
 		not_ok "$n" "the built-in policy has gaps: this test does not link them"
 		continue
 	fi
-	if ! (cd "$corpus" && nice -n 10 ld.bfd "${flags[@]}" -o "$T/ld-$s.elf" $(cat "$T/order-$s") \
-		--script="$T/keep.lds") >"$T/ld-$s.log" 2>&1; then
+	if ! ld_link "$s" "$T/ld-$s.tmp" "$(tail -1 "$T/canonical")"; then
 		not_ok "$n" "ld.bfd: $(head -1 "$T/ld-$s.log")"
 		continue
 	fi
+	if ! kallsyms_obj "$T/ld-$s.tmp" "$T/ks-$s"; then
+		not_ok "$n" "scripts/kallsyms: $(tail -1 "$T/ks-$s.log")"
+		continue
+	fi
+	if ! ld_link "$s" "$T/ld-$s.elf" "$T/ks-$s.o"; then
+		not_ok "$n" "ld.bfd (kallsyms pass): $(head -1 "$T/ld-$s.log")"
+		continue
+	fi
 	t2=$(now)
+	if ! mksysmap "$T/ld-$s.elf" "$T/ld-$s.map" || ! cmp -s "$T/ld-$s.tmp.map" "$T/ld-$s.map"; then
+		not_ok "$n" "the kallsyms pass moved symbols (link-vmlinux.sh: inconsistent kallsyms data)"
+		continue
+	fi
 	if ! "$corpus/scripts/sorttable" "$T/ld-$s.elf" >"$T/sort-$s.log" 2>&1; then
 		not_ok "$n" "sorttable: $(head -1 "$T/sort-$s.log")"
 		continue
@@ -97,5 +137,22 @@ for s in $seeds; do
 	sed 's/^/# seed '"$s"': /' "$T/cmp-$s.log"
 	echo "# seed $s: linkkit link $(secs "$t0" "$t1") s, ld.bfd $(secs "$t1" "$t2") s"
 	if [ $rc = 0 ]; then ok "$n"; else not_ok "$n" "$(grep -m1 '^differ\|^seccmp' "$T/cmp-$s.log")"; fi
-	rm -f "$T/ld-$s.elf" "$T/lk-$s.elf"
+	rm -f "$T/ld-$s.elf" "$T/lk-$s.elf" "$T/ld-$s.tmp"
+done
+
+# A broken ksyms table: `linkkit link` (the boot side's checks) refuses
+# it with one line naming the table.
+for b in "${breaks[@]}"; do
+	m=${b%%:*} want=${b#*:} n=linux-ksyms-refuse-${b%%:*}
+	if ! python3 "$here/kit-ksyms-break.py" "$m" "$T/linux.kit" "$T/bad-$m.kit" >"$T/bad-$m.log" 2>&1; then
+		not_ok "$n" "kit-ksyms-break.py: $(tail -1 "$T/bad-$m.log")"
+		continue
+	fi
+	out=$("$LK" link --seed 1 -o "$T/bad-$m.elf" "$T/bad-$m.kit" 2>&1)
+	rc=$?
+	if [ $rc = 0 ]; then not_ok "$n" "linked"
+	elif [ "$(printf '%s\n' "$out" | wc -l)" != 1 ] || [[ $out != *"ksyms table: "*"$want"* ]]; then
+		not_ok "$n" "said: $out"
+	else ok "$n"; fi
+	rm -f "$T/bad-$m.kit" "$T/bad-$m.elf"
 done

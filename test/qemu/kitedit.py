@@ -15,7 +15,9 @@ LK_KIT_F_SIGNED = 1
 LK_KIT_F_SEGMENTS = 2  # segment index after the stream
 LK_KIT_F_PROV = 4      # provenance record after the stream and index
 TABLES_AT = 24  # six u32 fields, then struct lk_table {off, count} pairs
-SYMBOLS_TABLE, RELOCS_TABLE, STRTAB_TABLE = 5, 6, 11
+SYMBOLS_TABLE, RELOCS_TABLE, STRTAB_TABLE, KSYMS_TABLE = 5, 6, 11, 14
+FLAGS_AT = 12  # lk_payload_header.flags
+LK_PAYLOAD_F_LINUX_KALLSYMS = 0x8
 
 
 def table(payload, index):
@@ -54,12 +56,12 @@ def pack(fields, stream, size=None, zsize=None):
     return head + stream
 
 
-def repack(kit, fields, payload):
+def repack(kit, fields, payload, level=9):
     """KIT with its payload replaced by PAYLOAD (recompressed as one
     stream, header and SHA-256 recomputed, any trailer kept). The segment
     index and the provenance record described the old stream: dropped."""
     hsize, zsize = fields[2], fields[4]
-    stream = zlib.compress(bytes(payload), 9)
+    stream = zlib.compress(bytes(payload), level)
     fields = list(fields)
     fields[3] &= ~(LK_KIT_F_SEGMENTS | LK_KIT_F_PROV)
     return pack(fields, stream, size=len(payload)) + kit[hsize + zsize:]
