@@ -195,6 +195,11 @@ int lk_boot_check_sig(struct lk_boot *b, const char *name, const void *data,
  * room, its initrd (`initrd` in RELINK.CFG) loaded; -1, reason set. */
 int lk_boot_is_linux(struct lk_boot *b, const char *name, const void *data,
 		     lk_u64 size);
+/* A relinked `protocol linux` kit: where its image goes (k moved there),
+ * then its initrd once the image is written. */
+void *lk_boot_linux_place_link(struct lk_boot *b, const char *name,
+			       struct lk_kernel *k);
+int lk_boot_linux_initrd(struct lk_boot *b, struct lk_kernel *k);
 int lk_boot_linux_load(struct lk_boot *b, const char *name, const void *data,
 		       lk_u64 size, struct lk_kernel *k);
 /* A prelinked kernel file (ESP `\` or root `/` path, gzip'd or not)

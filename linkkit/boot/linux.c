@@ -28,6 +28,23 @@ static void *lk_linux_place(struct lk_boot *b, const struct lk_linux_image *img,
 	return b->ops->place(b, img->pref, img->pref + img->mem);
 }
 
+static void *lk_linux_place_checked(struct lk_boot *b, const char *name,
+				    const struct lk_linux_image *img,
+				    lk_u64 *phys)
+{
+	void *dst = lk_linux_place(b, img, phys);
+
+	if (dst && (*phys & (img->align - 1) || *phys >= LK_4G ||
+		    img->mem > LK_4G - *phys)) {
+		lk_boot_fail(b,
+			     "%s: placed at 0x%llx, not aligned to 0x%llx "
+			     "below 4 GiB",
+			     name, *phys, img->align);
+		return LK_NULL;
+	}
+	return dst;
+}
+
 /* Page-aligned: the kernel frees the initrd's pages once unpacked and
  * warns about a start inside a page (free_init_pages). */
 static void *lk_initrd_mem(struct lk_boot *b, const char *path, lk_u64 size,
@@ -90,6 +107,52 @@ out:
 	return rc;
 }
 
+/*
+ * A relinked vmlinux (a `protocol linux` kit): described as the vmlinux
+ * fallback is, and placed the same way (any 2 MiB-aligned free range
+ * below 4 GiB: startup_64 runs wherever it is loaded), not at the link's
+ * 16 MiB LMA. On entry k holds the link's range and entry; on success
+ * they are moved to where the returned buffer is.
+ */
+void *lk_boot_linux_place_link(struct lk_boot *b, const char *name,
+			       struct lk_kernel *k)
+{
+	struct lk_linux_image *img = &k->lx;
+	lk_u64 phys = 0;
+	void *dst;
+
+	lk_memset(img, 0, sizeof(*img));
+	img->kind = LK_LINUX_VMLINUX;
+	img->relocatable = 1;
+	img->mem = k->load_hi - k->load_lo;
+	img->align = LK_LINUX_VMLINUX_ALIGN;
+	img->pref = k->load_lo;
+	img->entry64 = k->entry - k->load_lo;
+	img->entry32 = ~0ull;
+	img->initrd_max = 0x7fffffff;
+	img->cmdline_max = 2047;
+	if (k->load_lo & (LK_LINUX_VMLINUX_ALIGN - 1) || k->entry < k->load_lo ||
+	    k->entry >= k->load_hi || img->mem > LK_4G) {
+		lk_boot_fail(b,
+			     "%s: linked kernel not 2 MiB-aligned or its entry "
+			     "outside it",
+			     name);
+		return LK_NULL;
+	}
+	dst = lk_linux_place_checked(b, name, img, &phys);
+	if (!dst)
+		return LK_NULL;
+	k->load_lo = phys;
+	k->load_hi = phys + img->mem;
+	k->entry = phys + img->entry64;
+	return dst;
+}
+
+int lk_boot_linux_initrd(struct lk_boot *b, struct lk_kernel *k)
+{
+	return lk_boot_initrd(b, k);
+}
+
 int lk_boot_linux_load(struct lk_boot *b, const char *name, const void *data,
 		       lk_u64 size, struct lk_kernel *k)
 {
@@ -100,17 +163,9 @@ int lk_boot_linux_load(struct lk_boot *b, const char *name, const void *data,
 	if (lk_linux_check(&b->host, data, size, name, img))
 		return -1;
 	k->proto = &lk_proto_linux;
-	dst = lk_linux_place(b, img, &phys);
+	dst = lk_linux_place_checked(b, name, img, &phys);
 	if (!dst)
 		return -1;
-	if (phys & (img->align - 1) || phys >= LK_4G ||
-	    img->mem > LK_4G - phys) {
-		lk_boot_fail(b,
-			     "%s: placed at 0x%llx, not aligned to 0x%llx "
-			     "below 4 GiB",
-			     name, phys, img->align);
-		return -1;
-	}
 	/* A prelinked kernel's address is no secret (the kernel randomizes
 	 * its own): shown with verbose, as the other phases are. */
 	if (b->cfg.verbose)

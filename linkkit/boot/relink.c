@@ -134,6 +134,7 @@ static int lk_relink_link(struct lk_boot *b, struct lk_relink *r,
 	struct lk_image_info info;
 	const struct lk_proto *p;
 	lk_u8 *dst;
+	lk_u64 placed;
 
 	if (lk_link_open(&b->host, r->payload, r->payload_size, name, &r->L) ||
 	    lk_link_layout(r->L, rng))
@@ -153,9 +154,11 @@ static int lk_relink_link(struct lk_boot *b, struct lk_relink *r,
 	k->entry = info.entry_lma;
 	k->loader_name = "relinkboot relinked";
 	lk_boot_seed_data(b, rng);
-	dst = b->ops->place(b, k->load_lo, k->load_hi);
+	dst = p->id == LK_PROTO_LINUX ? lk_boot_linux_place_link(b, name, k)
+				      : b->ops->place(b, k->load_lo, k->load_hi);
 	if (!dst)
 		return -1;
+	placed = k->load_lo;
 	r->image = dst;
 	r->image_size = k->load_hi - k->load_lo;
 	if (lk_relink_write(b, r, p, dst, rng))
@@ -164,8 +167,10 @@ static int lk_relink_link(struct lk_boot *b, struct lk_relink *r,
 	 * image's first bytes are where a loader looks for it. */
 	if (b->ops->settle(b, k, dst, info.load_hi - info.load_lo))
 		return -1;
-	if (k->load_lo != info.load_lo)
+	if (k->load_lo != placed)
 		r->image = LK_NULL; /* moved: the stage owns (and wipes) it */
+	if (p->id == LK_PROTO_LINUX && lk_boot_linux_initrd(b, k))
+		return -1;
 	return lk_boot_link_view(b, k, r->L, &r->view, &r->view_size);
 }
 

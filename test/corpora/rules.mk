@@ -45,3 +45,15 @@ $(LINUX_CORPUS_STAMP): $(wildcard $(LINUX_CORPUS_TAR)) test/corpora/rules.mk
 	  [ -f "$(LINUX_CORPUS)/arch/x86/boot/bzImage" ] && echo ok >$@; \
 	else echo absent >$@; fi
 ALL += $(LINUX_CORPUS_STAMP)
+
+# The corpus relinked at boot (issue 27): the kit `linkkit create --linux`
+# makes of the build tree unchanged, for the boot tests and the bench.
+# kit.done says "ok" or "absent" (no corpus).
+LINUX_REAL := $(B)/linux-real
+$(LINUX_REAL)/kit.done: $(LINUX_CORPUS_STAMP) $(B)/tools/linkkit
+	@mkdir -p $(@D)
+	@if [ "$$(cat $<)" = ok ]; then \
+	  $(B)/tools/linkkit create --linux $(LINUX_CORPUS) -o $(LINUX_REAL)/linux.kit && \
+	  echo ok >$@; \
+	else rm -f $(LINUX_REAL)/linux.kit; echo absent >$@; fi
+ALL += $(LINUX_REAL)/kit.done

@@ -14,6 +14,15 @@ grep 'System RAM' /proc/iomem | sed 's/^/linuxtest: iomem /'
 od -An -v -tx1 /sys/kernel/boot_params/data | tr -d '\n' |
 	sed 's/^ */linuxtest: zeropage /'
 echo
+# A relinked kernel's tables (issue 27): kallsyms as the kernel lists it
+# (its own symbols; module, ftrace and bpf lines carry a tab), an ORC
+# unwind of this process, the exception table, a module load.
+grep -v "$(printf '\t')" /proc/kallsyms >/kallsyms
+echo "linuxtest: kallsyms $(wc -l </kallsyms) $(sha256sum </kallsyms | cut -d' ' -f1)"
+sed 's/^/linuxtest: stack /' /proc/self/stack
+[ -x /bin/efault ] && /bin/efault
+[ -f /lib/modules/xt_mark.ko ] && insmod /lib/modules/xt_mark.ko &&
+	grep -q '^xt_mark ' /proc/modules && echo "linuxtest: insmod xt_mark ok"
 if [ -d /sys/firmware/efi ]; then
 	echo "linuxtest: efi runtime $(cat /sys/firmware/efi/runtime 2>&1)"
 	[ -f /lib/modules/efivarfs.ko ] && insmod /lib/modules/efivarfs.ko

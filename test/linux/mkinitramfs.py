@@ -2,7 +2,7 @@
 """A gzip'd newc cpio initramfs for the Linux boot tests, without cpio(1):
 Debian's busybox-static as /bin/busybox, the test's /init script, a
 /marker file (the token the test checks from /init) and optional extra
-files (kernel modules).
+files (kernel modules, programs: executable when the source is).
 
 usage: mkinitramfs.py OUT BUSYBOX INIT MARKER [DEST=SRC ...]"""
 import gzip
@@ -37,7 +37,8 @@ def main():
     blob += entry("marker", stat.S_IFREG | 0o644, marker.encode() + b"\n")
     for spec in sys.argv[5:]:
         dest, src = spec.split("=", 1)
-        blob += entry(dest, stat.S_IFREG | 0o644, open(src, "rb").read())
+        mode = 0o755 if os.access(src, os.X_OK) else 0o644
+        blob += entry(dest, stat.S_IFREG | mode, open(src, "rb").read())
     blob += entry("TRAILER!!!", 0, nlink=1)
     blob += b"\0" * (-len(blob) % 512)
     with open(out, "wb") as f:

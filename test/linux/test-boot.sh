@@ -10,6 +10,17 @@
 # an initrd larger than initrd_addr_max allows, an unsigned initrd with a
 # key configured.
 #
+# Then the corpus relinked at boot (issue 27, `linkkit create --linux`,
+# the make rule's kit): under both firmwares with real entropy (the two
+# kernels' /proc/kallsyms differ) and with a debug seed (/proc/kallsyms
+# equals the tables of `linkkit link --seed` of that seed, decoded by
+# kallsyms-list.py); every one has all its kallsyms symbols, a fully
+# symbolized ORC unwind (/proc/self/stack down to entry_SYSCALL_64), the
+# exception table (test/linux/efault.c gets -EFAULT), a corpus module
+# loaded (xt_mark); a stage with a built-in key, signed for the snakeoil
+# Secure Boot firmware, boots the signed kit with Secure Boot on; a kit
+# with one byte flipped gives one fallback line and the bzImage boots.
+#
 # usage: test-boot.sh BUILD_DIR [NAME-REGEX]   (names below; default all)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +35,8 @@ names=(linux-uefi-bzimage linux-uefi-vmlinux linux-bios-bzimage
        linux-bios-vmlinux linux-smm-vmlinux linux-sb-bzimage
        linux-bios-signed linux-bad-header linux-initrd-too-large
        linux-initrd-unsigned linux-uefi-initrd-unsigned linux-bios-initrd-low
-       linux-uefi-installed)
+       linux-uefi-installed linux-uefi-kit linux-bios-kit linux-uefi-kit-seed
+       linux-bios-kit-seed linux-kit-entropy linux-sb-kit linux-bios-kit-broken)
 sel=()
 for n in "${names[@]}"; do [[ $n =~ $only ]] && sel+=("$n"); done
 
@@ -32,6 +44,7 @@ for n in "${names[@]}"; do [[ $n =~ $only ]] && sel+=("$n"); done
 	skip_all "no Linux corpus (../shared/corpora/linux-6.1-x86_64-defconfig.tar.xz)" "${sel[@]}"
 [ -x /bin/busybox ] || skip_all "no /bin/busybox (Debian busybox-static; mk/deps.sh installs it)" "${sel[@]}"
 export LINKKIT=$B/tools/linkkit
+kit=$B/linux-real/linux.kit
 run=$(new_run_dir "$B/test/linux/run" "$B/test/linux/latest") ||
 	fail_all "cannot make a run directory" "${sel[@]}"
 
@@ -40,8 +53,11 @@ token=$(od -An -tx1 -N6 /dev/urandom | tr -d ' \n')
 cmdline="console=ttyS0 relinktest=$token"
 bz=$corpus/arch/x86/boot/bzImage
 setup() {
+	gcc -static -nostdlib -fno-pie -no-pie -O2 -fno-stack-protector -fno-builtin \
+		-o "$run/efault" "$here/efault.c" &&
 	"$here/mkinitramfs.py" "$run/initrd.img" /bin/busybox "$here/init.sh" \
-		"$token" "lib/modules/efivarfs.ko=$corpus/fs/efivarfs/efivarfs.ko" &&
+		"$token" "lib/modules/efivarfs.ko=$corpus/fs/efivarfs/efivarfs.ko" \
+		"lib/modules/xt_mark.ko=$corpus/net/netfilter/xt_mark.ko" "bin/efault=$run/efault" &&
 	strip -o "$run/vmlinux" "$corpus/vmlinux" && gzip -9n "$run/vmlinux" &&
 	signify_keys "$run" k &&
 	"$LINKKIT" sign -s "$run/k.sec" -o "$run/initrd.sig" "$run/initrd.img" >/dev/null
@@ -49,8 +65,9 @@ setup() {
 setup >"$run/setup.log" 2>&1 || fail_all "setup failed: $(tail -1 "$run/setup.log")" "${sel[@]}"
 initrd_size=$(stat -c %s "$run/initrd.img")
 
-# image NAME KERNEL [CONFIG LINES...]: a disk with both stages, no kit,
-# KERNEL as \RELINK\FALLBACK.ELF and the initrd beside it.
+# image NAME KERNEL [CONFIG LINES...]: a disk with both stages, no kit
+# (IMAGE_KIT: that kit), KERNEL as \RELINK\FALLBACK.ELF and the initrd
+# beside it (IMAGE_EFI: that UEFI stage).
 image() {
 	local name=$1 kernel=$2 img=$run/$1.img
 	shift 2
@@ -59,13 +76,14 @@ image() {
 		echo "cmdline = $cmdline"
 		printf '%s\n' "$@"
 	} >"$run/$name.cfg"
-	"$mk" create -o "$img" --efi "$B/efi/BOOTX64.EFI" --kit "$B/demo/kernel.kit" \
+	"$mk" create -o "$img" --efi "${IMAGE_EFI:-$B/efi/BOOTX64.EFI}" --kit "$B/demo/kernel.kit" \
 		--fallback "$B/demo/fallback.elf" --cfg "$run/$name.cfg" \
 		--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" &&
 	"$mk" remove "$img" /RELINK/KERNEL.KIT &&
 	"$mk" remove "$img" /RELINK/FALLBACK.ELF &&
 	"$mk" put "$img" /RELINK/FALLBACK.ELF "$kernel" &&
-	"$mk" put "$img" /RELINK/INITRD.IMG "$run/initrd.img"
+	"$mk" put "$img" /RELINK/INITRD.IMG "$run/initrd.img" &&
+	if [ -n "${IMAGE_KIT:-}" ]; then "$mk" put "$img" /RELINK/KERNEL.KIT "$IMAGE_KIT"; fi
 }
 
 # boot NAME FIRMWARE IMG [boot.sh options]: one boot, its result line in
@@ -84,14 +102,22 @@ zp_load() { read -ra zp < <(grep -a -m1 '^linuxtest: zeropage' <(clean "$1") | c
 zp_u32() { local o=$1; echo $((16#${zp[o+3]}${zp[o+2]}${zp[o+1]}${zp[o]})); }
 zp_u8() { echo $((16#${zp[$1]})); }
 
-# linux_checks NAME EFI(0|1): why it failed on stdout, nothing when fine.
+# linux_checks NAME EFI(0|1) [FALLBACK]: why it failed on stdout, nothing
+# when fine. FALLBACK: the one fallback line the stage must print (the
+# missing kit's by default), or `none` for a relinked boot.
 linux_checks() {
-	local name=$1 efi=$2 log=$run/$1.log res
+	local name=$1 efi=$2 fb=${3:-'relinkboot: fallback: \RELINK\KERNEL.KIT: file not found'}
+	local log=$run/$1.log res n
 	res=$(cat "$run/$name.result")
 	[[ $res == *disk=unchanged* ]] || { echo "disk changed or no boot: $res"; return; }
 	grep -aq '^linuxtest: done' <(clean "$log") || { echo "/init did not finish: $res"; return; }
-	grep -aqx 'relinkboot: fallback: \\RELINK\\KERNEL.KIT: file not found' <(clean "$log") ||
-		{ echo "no fallback line for the missing kit"; return; }
+	n=$(grep -ac '^relinkboot: fallback' <(clean "$log"))
+	if [ "$fb" = none ]; then
+		[ "$n" = 0 ] || { echo "not relinked: $(grep -a -m1 '^relinkboot: fallback' "$log" | tr -d '\r')"; return; }
+	else
+		grep -aqxF "$fb" <(clean "$log") && [ "$n" = 1 ] ||
+			{ echo "want the one fallback line '$fb', got $n: $(grep -a -m1 '^relinkboot: fallback' "$log" | tr -d '\r')"; return; }
+	fi
 	grep -aqx "linuxtest: cmdline $cmdline" <(clean "$log") ||
 		{ echo "command line differs: $(grep -a 'linuxtest: cmdline' "$log")"; return; }
 	grep -aqx "linuxtest: marker $token" <(clean "$log") || { echo "initrd marker missing"; return; }
@@ -121,6 +147,21 @@ linux_checks() {
 			{ echo "EFI information under BIOS"; return; }
 	fi
 }
+
+# kit_checks NAME: what only a kernel relinked right gets right.
+kit_checks() {
+	local log=$run/$1.log st
+	grep -aqE "^linuxtest: kallsyms $nksyms [0-9a-f]{64}\$" <(clean "$log") ||
+		{ echo "kallsyms: $(grep -a -m1 '^linuxtest: kallsyms' "$log" | tr -d '\r'), want $nksyms symbols"; return; }
+	st=$(grep -a '^linuxtest: stack ' <(clean "$log"))
+	[ "$(printf '%s\n' "$st" | grep -c .)" -ge 4 ] &&
+		! printf '%s\n' "$st" | grep -qvE '^linuxtest: stack \[<0>\] [A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+/0x[0-9a-f]+$' &&
+		printf '%s\n' "$st" | tail -1 | grep -q ' entry_SYSCALL_64' ||
+		{ echo "ORC unwind not fully symbolized: $(printf '%s' "$st" | tr '\n' '|')"; return; }
+	grep -aqx 'linuxtest: efault ok' <(clean "$log") || { echo "uname(bad pointer) did not give EFAULT"; return; }
+	grep -aqx 'linuxtest: insmod xt_mark ok' <(clean "$log") || echo "insmod xt_mark.ko failed"
+}
+ksyms_of() { sed -n 's/^linuxtest: kallsyms [0-9]* //p' <(clean "$run/$1.log") | head -1; }
 
 # The kernel's range (code32_start = its load address, init_size what
 # it owns from there) must miss ACPI NVS, with no copy-over warning.
@@ -242,12 +283,62 @@ if want linux-uefi-installed; then
 		why[linux-uefi-installed]="relinkboot-install or mkimage failed: $(tail -1 "$run/setup.log")"
 	fi
 fi
+wait_for_slot 2
+# ---- the relinked kernel (issue 27) ----
+dseed=6c696e75782d6b69742d73656564
+if want linux-uefi-kit || want linux-bios-kit || want linux-uefi-kit-seed ||
+	want linux-bios-kit-seed || want linux-kit-entropy || want linux-sb-kit ||
+	want linux-bios-kit-broken; then
+	[ "$(cat "$B/linux-real/kit.done" 2>/dev/null)" = ok ] || fail_all "no Linux kit ($B/linux-real/kit.done)" "${sel[@]}"
+	nksyms=$("$LINKKIT" info "$kit" | sed -n 's/^kallsyms: \([0-9]*\) .*/\1/p')
+	{ IMAGE_KIT=$kit image kit "$bz" &&
+	  IMAGE_KIT=$kit image kitseed "$bz" "debug_seed = $dseed" &&
+	  "$LINKKIT" link --seed "$dseed" -o "$run/seed.elf" "$kit" &&
+	  "$here/kallsyms-list.py" "$run/seed.elf" >"$run/seed.kallsyms" &&
+	  rm -f "$run/seed.elf" &&
+	  cp "$kit" "$run/broken.kit" &&
+	  printf '\x5a' | dd of="$run/broken.kit" bs=1 seek=100000 conv=notrunc status=none &&
+	  IMAGE_KIT=$run/broken.kit image broken "$bz"; } >>"$run/setup.log" 2>&1 ||
+		fail_all "cannot make the kit disks: $(tail -1 "$run/setup.log")" "${sel[@]}"
+	want_seed=$(sha256sum <"$run/seed.kallsyms" | cut -d' ' -f1)
+fi
+broken_line='relinkboot: fallback: \RELINK\KERNEL.KIT: SHA-256 of the payload does not match the header'
+want linux-uefi-kit && { boot linux-uefi-kit uefi "$run/kit.img" --rng "${until_done[@]}" & }
+want linux-bios-kit && { boot linux-bios-kit bios "$run/kit.img" "${until_done[@]}" & }
+wait_for_slot 2
+want linux-uefi-kit-seed && { boot linux-uefi-kit-seed uefi "$run/kitseed.img" "${until_done[@]}" & }
+want linux-bios-kit-seed && { boot linux-bios-kit-seed bios "$run/kitseed.img" "${until_done[@]}" & }
+wait_for_slot 2
+want linux-bios-kit-broken && { boot linux-bios-kit-broken bios "$run/broken.img" "${until_done[@]}" & }
+# Secure Boot: the stage with k built in (a private build), signed with
+# the snakeoil db key; the kit signed by k.
+sbkit() {
+	sub_make "$run/bk" RELINK_PUBKEY="$run/k.pub" SB_KEY="$run/db.key" \
+		SB_CERT=/usr/share/ovmf/PkKek-1-snakeoil.pem sign &&
+	"$LINKKIT" create --sign "$run/k.sec" -o "$run/signed-linux.kit" --linux "$corpus" &&
+	IMAGE_KIT=$run/signed-linux.kit IMAGE_EFI=$run/bk/efi/BOOTX64.signed.EFI image sbkit "$bz" &&
+	"$LINKKIT" sign -s "$run/k.sec" -o "$run/sbbz.sig" "$bz" &&
+	"$mk" put "$run/sbkit.img" /RELINK/FALLBACK.SIG "$run/sbbz.sig" &&
+	"$mk" put "$run/sbkit.img" /RELINK/INITRD.SIG "$run/initrd.sig"
+}
+if want linux-sb-kit; then
+	[ -s "$run/db.key" ] || openssl rsa -passin pass:snakeoil -in /usr/share/ovmf/PkKek-1-snakeoil.key \
+		-out "$run/db.key" >>"$run/setup.log" 2>&1
+	if sbkit >>"$run/setup.log" 2>&1; then
+		OVMF_CODE=$ovmf/OVMF_CODE_4M.snakeoil.fd OVMF_VARS=$ovmf/OVMF_VARS_4M.snakeoil.fd \
+			boot linux-sb-kit uefi "$run/sbkit.img" "${until_done[@]}" -- \
+			-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on &
+	else
+		why[linux-sb-kit]="cannot build the keyed stage or the signed kit: $(tail -1 "$run/setup.log")"
+	fi
+fi
 wait
 
 # ---- results ----
 for n in "${sel[@]}"; do
 	[ -n "${why[$n]:-}" ] && { not_ok "$n" "${why[$n]}"; continue; }
-	[ -r "$run/$n.log" ] || { not_ok "$n" "did not run (see $run/setup.log)"; continue; }
+	[ -r "$run/$n.log" ] || [ "$n" = linux-kit-entropy ] ||
+		{ not_ok "$n" "did not run (see $run/setup.log)"; continue; }
 	case $n in
 	linux-uefi-*bzimage | linux-uefi-vmlinux | linux-uefi-installed) r=$(linux_checks "$n" 1) ;;
 	linux-bios-bzimage | linux-bios-vmlinux | linux-bios-signed) r=$(linux_checks "$n" 0) ;;
@@ -264,6 +355,29 @@ for n in "${sel[@]}"; do
 		zp_load "$run/$n.log"
 		[ -n "$r" ] || [ "${zp[0x1ec]:-}" = 03 ] || r="zero page secure_boot ${zp[0x1ec]:-none}, want 3"
 		[ -n "$r" ] || r=$(nvs_checks "$n") ;;
+	linux-uefi-kit | linux-uefi-kit-seed | linux-bios-kit | linux-bios-kit-seed)
+		efi=0
+		[[ $n == linux-uefi-* ]] && efi=1
+		r=$(linux_checks "$n" $efi none)
+		[ -n "$r" ] || r=$(kit_checks "$n")
+		if [ -z "$r" ] && [[ $n == *-seed ]] && [ "$(ksyms_of "$n")" != "$want_seed" ]; then
+			r="/proc/kallsyms differs from linkkit link --seed $dseed's tables"
+		fi ;;
+	linux-kit-entropy)
+		r=''
+		a=$(ksyms_of linux-uefi-kit) c=$(ksyms_of linux-bios-kit)
+		[ -n "$a" ] && [ -n "$c" ] || r="a real-entropy boot gave no kallsyms digest"
+		[ -n "$r" ] || [ "$a" != "$c" ] || r="two real-entropy boots listed the same kallsyms ($a)"
+		[ -n "$r" ] || [ "$a" != "$want_seed" ] || r="a real-entropy boot has the debug seed's layout" ;;
+	linux-sb-kit)
+		r=$(linux_checks "$n" 1 none)
+		[ -n "$r" ] || r=$(kit_checks "$n")
+		[ -n "$r" ] || grep -aq 'secureboot: Secure boot enabled' <(clean "$run/$n.log") ||
+			r="the kernel does not report Secure Boot on"
+		[ -n "$r" ] || ! grep -aq 'INSECURE\|no built-in' <(clean "$run/$n.log") ||
+			r="the stage warned: $(grep -a -m1 'INSECURE\|no built-in' "$run/$n.log")" ;;
+	linux-bios-kit-broken)
+		r=$(linux_checks "$n" 0 "$broken_line") ;;
 	linux-bad-header)
 		r=$(refusal "$n" 'relinkboot: fallback failed: \RELINK\FALLBACK.ELF: setup header: boot protocol 2.09 is older than 2.12') ;;
 	linux-initrd-too-large)
