@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # TSC cycles per boot phase of the UEFI and BIOS stages inside QEMU (TCG):
-# the demo image, then (when its corpus is there) the real OpenBSD kernel.
+# the demo image, then (when their corpora are there) the real OpenBSD
+# kernel and the Linux 6.1 defconfig kernel.
 # boots a copy of the demo image with verbose = 1 under each firmware and
 # prints the stages' `relinkboot: phase NAME N cycles` lines as a table.
 # TCG's TSC is virtual: compare runs with each other, not with hardware.
@@ -35,17 +36,18 @@ demo
 # The real OpenBSD GENERIC kernel (issue 16), when its corpus is unpacked:
 # its kit and ld.lld's link as fallback, as test/obsd/test-real.sh boots
 # them, up to the kernel's `root device:` prompt (no root disk).
+obsd() {
 R=$B/obsd-real
 if [ "$(cat "$R/kit.done" 2>/dev/null)" != ok ]; then
 	echo "qemu phases, real OpenBSD kernel: skipped: no corpus ($R/kit.done)"
-	exit 0
+	return
 fi
 sed 's/^verbose = .*/verbose = 1/' test/obsd/relink.cfg >"$W/obsd.cfg"
 if ! tools/mkimage.sh create -o "$W/obsd.img" --efi "$B/efi/BOOTX64.EFI" \
 	--kit "$R/bsd.kit" --fallback "$R/bsd.lld" --cfg "$W/obsd.cfg" \
 	--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" >/dev/null; then
 	echo "qemu phases, real OpenBSD kernel: image failed"
-	exit 0
+	return
 fi
 echo "### Boot stages, real OpenBSD 7.3 GENERIC kit, TSC cycles per phase (QEMU TCG, -cpu max, 1 GiB, verbose = 1)"
 echo
@@ -66,3 +68,39 @@ for run in uefi bios uefi-smp2; do
 	tr -d '\r' <"$W/obsd-$run.log" | sed -n 's/.*relinkboot: phase \([a-z0-9_-]*\) \([0-9]*\) cycles.*/| \1 | \2 |/p'
 	echo
 done
+}
+obsd
+
+# The Linux 6.1 defconfig corpus relinked (issue 27): its kit and bzImage,
+# up to the kernel's panic for want of a root (no initrd), 2 GiB, 2 CPUs.
+linux() {
+	local k=$B/linux-real/linux.kit bz=$B/corpora/linux-6.1-x86_64-defconfig/arch/x86/boot/bzImage
+	if [ "$(cat "$B/linux-real/kit.done" 2>/dev/null)" != ok ]; then
+		echo "qemu phases, Linux 6.1: skipped: no corpus ($B/linux-real/kit.done)"
+		return
+	fi
+	printf 'verbose = 1\ncmdline = console=ttyS0 panic=-1\n' >"$W/linux.cfg"
+	if ! tools/mkimage.sh create -o "$W/linux.img" --efi "$B/efi/BOOTX64.EFI" \
+		--kit "$k" --fallback "$bz" --cfg "$W/linux.cfg" \
+		--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" >/dev/null; then
+		echo "qemu phases, Linux 6.1: image failed"
+		return
+	fi
+	echo "### Boot stages, Linux 6.1 defconfig kit, TSC cycles per phase (QEMU TCG, -cpu max, 2 GiB, 2 CPUs, verbose = 1)"
+	echo
+	for fw in uefi bios; do
+		QEMU_MEM=2048 test/qemu/boot.sh -f $fw --rng --copy --cpu max --smp 2 -t 300 \
+			--until 'Kernel panic|relinkboot: fallback' \
+			-l "$W/linux-$fw.log" "$W/linux.img" >"$W/linux-$fw.result" 2>&1
+		echo "$fw: $(head -1 "$W/linux-$fw.result"); relinked kernel ran:" \
+			"$(tr -d '\r' <"$W/linux-$fw.log" | grep -q 'relinkboot: fallback' && echo no ||
+				{ tr -d '\r' <"$W/linux-$fw.log" | grep -q 'Linux version' && echo yes || echo no; })"
+		tr -d '\r' <"$W/linux-$fw.log" | sed -n 's/.*relinkboot: \(\(inflate\|write\): .*\)/\1/p'
+		echo
+		echo "| $fw phase | cycles |"
+		echo "|---|---:|"
+		tr -d '\r' <"$W/linux-$fw.log" | sed -n 's/.*relinkboot: phase \([a-z0-9_-]*\) \([0-9]*\) cycles.*/| \1 | \2 |/p'
+		echo
+	done
+}
+linux

@@ -9,6 +9,10 @@
 #  synth: bench/gen-kernel.py, BENCH_SYNTH_OBJS objects (default 3000).
 #  linux: Debian's linux-source-6.1, x86-64 tinyconfig + serial console
 #         (bench/linux.sh; needs `bench/deps.sh`); skipped if unavailable.
+#  linux61: the real Linux 6.1 defconfig build tree (../shared/corpora),
+#         kit made with `linkkit create --linux DIR` (kallsyms, ORC and
+#         __ex_table redone at each link); its prelinked kernel is the
+#         build's vmlinux, stripped; no linker rows.
 #  openbsd: the real OpenBSD 7.3 GENERIC link directory (../shared/corpora,
 #         unpacked by test/corpora/rules.mk into BUILD_DIR/corpora), kit made
 #         with `linkkit create --openbsd DIR`; ld.lld links it as
@@ -24,7 +28,7 @@
 # rows, kept for reference) can swing the ratio from 5x to 9x.
 # Knobs: BENCH_RUNS (default 7), BENCH_SEEDS (default 3), BENCH_ROUNDS
 # (default 9), BENCH_PAIR_RUNS (bench runs per round, default 1),
-# BENCH_CORPORA (default "synth linux openbsd").
+# BENCH_CORPORA (default "synth linux openbsd linux61").
 # Usage: bench/run.sh [BUILD_DIR]
 set -u
 B=${1:-build}
@@ -57,6 +61,8 @@ bench_corpus() {
 	t0=$(date +%s.%N)
 	if [ "${BENCH_LD_MODE:-}" = openbsd ]; then
 		"$LK" create -o "$kit" --openbsd "$objdir" 2>"$W/$name.create.err"
+	elif [ "${BENCH_LD_MODE:-}" = linux ]; then
+		"$LK" create -o "$kit" --linux "$objdir" 2>"$W/$name.create.err"
 	else
 		"$LK" create -o "$kit" -T "$script" -P "$policy" "$@" 2>"$W/$name.create.err"
 	fi || {
@@ -68,7 +74,14 @@ bench_corpus() {
 	# are shuffled: the differential check links a kit made without the
 	# keep-order lines (as test/link/diff-demo.sh does); ld is timed on the
 	# real kit's order.
-	if grep -q '^keep-order' "$policy"; then
+	if [ "${BENCH_LD_MODE:-}" = linux ]; then
+		# No linker rows: ld.bfd needs link-vmlinux.sh's kallsyms passes
+		# around it (test/linux/test-diff.sh checks the relink against
+		# that in make test); the prelinked kernel is the build's vmlinux.
+		echo "error not run for a Linux build tree (test/linux/test-diff.sh is its differential check)" >"$ld"
+		mkdir -p "$W/$name-ld"
+		strip -o "$W/$name-ld/ref-lld.elf" "$objdir/vmlinux"
+	elif grep -q '^keep-order' "$policy"; then
 		grep -v '^keep-order' "$policy" >"$W/$name.diff.policy"
 		if "$LK" create -o "$W/$name.diff.kit" -T "$script" -P "$W/$name.diff.policy" "$@" \
 			2>"$W/$name.create.err"; then
@@ -95,8 +108,12 @@ bench_corpus() {
 		return
 	fi
 	# After the rest, so its rounds are as warm as ldtime's runs were.
-	python3 bench/paired.py "$LK" "$kit" "$objdir" "$policy" "$script" "$W/$name-ld" \
-		"$BIN" "$ROUNDS" "$PAIR_RUNS" >"$pr"
+	if [ "${BENCH_LD_MODE:-}" = linux ]; then
+		echo "error not run (no linker timed on a Linux build tree)" >"$pr"
+	else
+		python3 bench/paired.py "$LK" "$kit" "$objdir" "$policy" "$script" "$W/$name-ld" \
+			"$BIN" "$ROUNDS" "$PAIR_RUNS" >"$pr"
+	fi
 	local relink lld bfd link mc mcc inf zl img peak
 	relink=$(kv "$out" relink_ms)
 	link=$(kv "$out" link_ms)
@@ -124,10 +141,13 @@ bench_corpus() {
 	echo "| relink (verify+inflate+parse+place+write) | $relink | | $(kv "$out" relink_cpu_ms) |"
 	if [ "${BENCH_LD_MODE:-}" = openbsd ]; then
 		echo "| ld.bfd | not run: GNU ld refuses OpenBSD's ld.script | | |"
+	elif [ "${BENCH_LD_MODE:-}" = linux ]; then
+		echo "| ld.bfd, ld.lld | not run: a Linux link is link-vmlinux.sh's three links and kallsyms passes | | |"
 	else
 		echo "| ld.bfd, same objects and order (unpaired) | ${bfd:-failed} | | $(kv "$ld" ld_bfd_cpu_ms) |"
 	fi
-	echo "| ld.lld, same objects and order (unpaired) | ${lld:-failed} | | $(kv "$ld" ld_lld_cpu_ms) |"
+	[ "${BENCH_LD_MODE:-}" = linux ] ||
+		echo "| ld.lld, same objects and order (unpaired) | ${lld:-failed} | | $(kv "$ld" ld_lld_cpu_ms) |"
 	echo
 	echo "inflate and write run on $(kv "$out" inflate_threads) and $(kv "$out" write_threads) threads, as the UEFI stage's" \
 		"processors share them (segments; parts of the image while one thread writes the sections: efi/mp.c);" \
@@ -143,8 +163,9 @@ bench_corpus() {
 		"them: $(kv "$out" stage_peak_all_bytes) B)"
 	if [ -n "$(kv "$out" gz_bytes)" ]; then
 		echo
-		echo "libdeflate-gunzip: libdeflate_gzip_decompress of ld.lld's link of the same objects" \
-			"(seed 1's order; $(kv "$out" gunzip_out_bytes) B), \`gzip -9 -n\`: $(kv "$out" gz_bytes) B;" \
+		echo "libdeflate-gunzip: libdeflate_gzip_decompress of $([ "${BENCH_LD_MODE:-}" = linux ] &&
+			echo "the build's own vmlinux, stripped" || echo "ld.lld's link of the same objects (seed 1's order")" \
+			"($(kv "$out" gunzip_out_bytes) B), \`gzip -9 -n\`: $(kv "$out" gz_bytes) B;" \
 			"timed in every run right after that run's relink; per-run ratio relink / gunzip:" \
 			"median $(kv "$out" relink_over_gunzip_median) (min $(kv "$out" relink_over_gunzip_min)," \
 			"max $(kv "$out" relink_over_gunzip_max)), CPU time $(kv "$out" relink_over_gunzip_cpu_median)."
@@ -154,7 +175,9 @@ bench_corpus() {
 	echo "| target | measured | verdict |"
 	echo "|---|---:|---|"
 	paired_rows "$pr"
-	if [ -n "$lld" ]; then
+	if [ "${BENCH_LD_MODE:-}" = linux ]; then
+		:
+	elif [ -n "$lld" ]; then
 		r=$(ratio "$lld" "$relink")
 		echo "| relink >= ${LLD_TARGET}x faster than ld.lld (unpaired: medians taken at different times) | $r x | $(verdict "$r" ge "$LLD_TARGET") |"
 		r=$(ratio "$(kv "$ld" ld_lld_cpu_ms)" "$(kv "$out" relink_cpu_ms)")
@@ -185,7 +208,10 @@ bench_corpus() {
 		echo "| relink <= 1.0x libdeflate's gunzip of the prelinked kernel | no prelinked kernel or no libdeflate | n/a |"
 	fi
 	echo
-	if [ "${BENCH_LD_MODE:-}" = openbsd ]; then
+	if [ "${BENCH_LD_MODE:-}" = linux ]; then
+		echo "Differential check: test/linux/test-diff.sh in make test (ld.bfd, scripts/kallsyms," \
+			"scripts/sorttable; every loaded byte, seeds 1-3)."
+	elif [ "${BENCH_LD_MODE:-}" = openbsd ]; then
 		echo "Differential check ($SEEDS seeds, loaded segments as test/obsd/segcmp.py compares them," \
 			"ld.lld run as test/obsd/test-lld.sh runs it): ld.lld $(kv "$ld" diff_lld)."
 	else
@@ -276,6 +302,19 @@ linux_boot() {
 	echo "Relinked Linux boots in QEMU (PVH, to 'No working init found'): $ok/$n seeds${first:+; $first}"
 }
 
+# The real Linux 6.1 defconfig build tree (issue 27), unpacked by make.
+linux61() {
+	local st=$B/corpora/linux-6.1-x86_64-defconfig.stamp d=$B/corpora/linux-6.1-x86_64-defconfig
+	if [ "$(cat "$st" 2>/dev/null)" != ok ]; then
+		echo
+		echo "corpus linux61: skipped: no ../shared/corpora/linux-6.1-x86_64-defconfig.tar.xz (stamp: $(cat "$st" 2>/dev/null || echo missing))"
+		return
+	fi
+	export BENCH_LD_MODE=linux
+	bench_corpus linux61 "$d" arch/x86/kernel/vmlinux.lds -
+	unset BENCH_LD_MODE
+}
+
 # The real OpenBSD GENERIC link directory, unpacked by make (test/corpora/rules.mk).
 openbsd() {
 	local st=$B/corpora/openbsd-7.3-amd64-GENERIC.stamp d=$B/corpora/openbsd-7.3-amd64-GENERIC
@@ -295,7 +334,7 @@ openbsd() {
 }
 
 echo "## make bench on $(uname -m), $(nproc) cores, $(date -u +%Y-%m-%d)"
-for c in ${BENCH_CORPORA:-synth linux openbsd}; do
+for c in ${BENCH_CORPORA:-synth linux openbsd linux61}; do
 	$c
 done
 [ "${BENCH_QEMU:-1}" = 0 ] || bench/qemu-phases.sh "$B"

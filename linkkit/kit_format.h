@@ -387,6 +387,9 @@ enum lk_opcode {
 	LK_E_LAND, LK_E_LOR, LK_E_MAX, LK_E_MIN,
 	LK_E_NEG, LK_E_NOT, LK_E_LNOT, /* unary: -x, ~x, !x */
 	LK_E_COND,         /* pop b, pop a, pop c; push c ? a : b */
+	LK_E_SHIFT,        /* push this layout's base shift, a random multiple
+			      of imm in [0, arg * imm] (policy random-base);
+			      at most once, outside every section */
 	/* Statements pop their operands. */
 	LK_S_SET_DOT = 0x100, /* pop v; . = v (never backwards in a section) */
 	LK_S_ASSIGN,          /* pop v; symbol arg = v */

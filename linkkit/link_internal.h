@@ -83,6 +83,11 @@ struct lk_link {
 	const lk_u8 *kref; /* n little-endian u32 symbol indices */
 	lk_u32 kchunk;
 	int canonical; /* lk_link_set_canonical: no shuffle, no gaps */
+	/* LK_E_SHIFT: its step and step count (0: no such op), whether
+	 * lk_link_set_no_shift asked for none, this layout's shift. */
+	lk_u64 shift_step, shift;
+	lk_u32 shift_steps;
+	int no_shift;
 
 	/* Filled by lk_link_open. */
 	lk_u32 *class_group; /* merge class -> group */

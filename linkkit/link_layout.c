@@ -214,6 +214,17 @@ static void lk_choose_gaps(struct lk_link *L, struct lk_rng *rng)
 	}
 }
 
+/* Drawn even when none is wanted, so that the rest of a layout does not
+ * depend on lk_link_set_no_shift. */
+static void lk_choose_shift(struct lk_link *L, struct lk_rng *rng)
+{
+	lk_u64 k = 0;
+
+	if (L->shift_step && !L->canonical)
+		k = lk_rng_below(rng, (lk_u64)L->shift_steps + 1);
+	L->shift = L->no_shift ? 0 : k * L->shift_step;
+}
+
 static int lk_chunk_fixed(const struct lk_link *L, lk_u32 c)
 {
 	const struct lk_object *o = &L->obj[L->chunk[c].object];
@@ -429,6 +440,7 @@ static int lk_eval_expr(struct lk_link *L, struct lk_eval *e,
 
 	switch (op->code) {
 	case LK_E_CONST: v = op->imm; break;
+	case LK_E_SHIFT: v = L->shift; break;
 	case LK_E_DOT: v = e->dot; break;
 	case LK_E_SYM:
 		if (!lk_sym_now(L, op->arg, 0, &v))
@@ -778,6 +790,7 @@ int lk_link_layout(struct lk_link *L, struct lk_rng *rng)
 	lk_sort_by_pos(L);
 	for (lk_u32 s = 0; s < L->nslot; s++)
 		lk_order_slot(L, s, rng);
+	lk_choose_shift(L, rng);
 	if (L->lld)
 		lk_merge_lld_layout(L);
 	if (!lk_run_plan(L))
@@ -792,6 +805,11 @@ int lk_link_layout(struct lk_link *L, struct lk_rng *rng)
 void lk_link_set_canonical(struct lk_link *L)
 {
 	L->canonical = 1;
+}
+
+void lk_link_set_no_shift(struct lk_link *L)
+{
+	L->no_shift = 1;
 }
 
 int lk_link_sym_value(const struct lk_link *L, lk_u32 sym, lk_u64 *value)
@@ -832,4 +850,6 @@ void lk_link_dump_layout(const struct lk_link *L, int level)
 		if (L->chunk[i].flags & LK_CHUNK_GAP)
 			lk_log(L->h, level, "gap %s %llu",
 			       lk_str(L, L->chunk[i].name), L->chunk_size[i]);
+	if (L->shift_step)
+		lk_log(L->h, level, "base-shift 0x%llx", L->shift);
 }

@@ -412,6 +412,7 @@ static int lk_op_effect(const struct lk_op *op, int *pop, int *push)
 	switch (op->code) {
 	case LK_E_CONST: case LK_E_DOT: case LK_E_SYM: case LK_E_ADDR:
 	case LK_E_LOADADDR: case LK_E_SIZEOF: case LK_E_ALIGNOF:
+	case LK_E_SHIFT:
 		*pop = 0;
 		return 1;
 	case LK_E_ALIGN: case LK_E_NEG: case LK_E_NOT: case LK_E_LNOT:
@@ -449,6 +450,22 @@ struct lk_plan_walk {
 	lk_u8 *seen_os;  /* outsec begun */
 	lk_u8 *seen_slot;
 };
+
+#define LK_SHIFT_MAX_STEPS 0x100000u
+
+/* The base shift: once, before any section, a page-to-1-GiB step. */
+static const char *lk_shift_check(struct lk_link *L, const struct lk_op *op,
+				  const struct lk_plan_walk *w)
+{
+	if (L->shift_step || w->cur != LK_NONE)
+		return "base shift repeated or inside a section";
+	if (!lk_is_pow2(op->imm) || op->imm < 4096 || op->imm > (1ull << 30) ||
+	    op->arg > LK_SHIFT_MAX_STEPS)
+		return "base shift step or count out of range";
+	L->shift_step = op->imm;
+	L->shift_steps = op->arg;
+	return LK_NULL;
+}
 
 /* Index and nesting rules of one op; returns an error text or LK_NULL. */
 static const char *lk_op_check(struct lk_link *L, const struct lk_op *op,
@@ -495,6 +512,8 @@ static const char *lk_op_check(struct lk_link *L, const struct lk_op *op,
 		return LK_NULL;
 	case LK_S_ASSERT:
 		return op->imm < L->nstr ? LK_NULL : "assert message out of range";
+	case LK_E_SHIFT:
+		return lk_shift_check(L, op, w);
 	}
 	return LK_NULL;
 }

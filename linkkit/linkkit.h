@@ -270,6 +270,9 @@ int lk_link_layout(struct lk_link *L, struct lk_rng *rng);
  * and make every gap empty, as the build's own link did (`linkkit create`
  * matches the build's symbol map against it). */
 void lk_link_set_canonical(struct lk_link *L);
+/* Later layouts keep the base where the script puts it even when the
+ * kit's policy has `random-base` (a Linux command line with nokaslr). */
+void lk_link_set_no_shift(struct lk_link *L);
 /* A laid-out symbol's final value; 0 when it has none (undefined). */
 int lk_link_sym_value(const struct lk_link *L, lk_u32 sym, lk_u64 *value);
 

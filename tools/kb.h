@@ -36,6 +36,11 @@ struct kb_policy {
 	int lld; /* `linker lld`: segments as ld.lld makes them */
 	int sort_linux; /* `sort-tables linux`: LK_PAYLOAD_F_LINUX_SORT */
 	int build_id;   /* `build-id`: a .note.gnu.build-id as ld --build-id */
+	/* `random-base STEP LIMIT SYMBOL`: the script's first top-level
+	 * `. =` moves up by a random multiple of STEP, as far as SYMBOL
+	 * stays <= LIMIT in every order (kbbase.c); step 0: none. */
+	uint64_t base_step, base_limit;
+	char *base_sym;
 };
 /* Returns 0, or -1 after printing every error as "path:line: msg". */
 int kb_policy_parse(const char *path, const char *text, struct kb_policy *p);

@@ -176,5 +176,8 @@ void kb_lld_property_notes(struct kb *b);
 void kb_order_chunks(struct kb *b);
 void kb_finish_symbols(struct kb *b);
 int kb_serialize(struct kb *b, uint8_t **payload, size_t *size);
+/* kbbase.c: policy random-base. */
+int kb_base_insert(struct kb *b);
+int kb_base_fix(uint8_t *payload, size_t len, const struct kb_policy *pol);
 
 #endif

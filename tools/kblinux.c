@@ -264,7 +264,24 @@ bad:
 
 /* The configuration the build used: include/config/auto.conf (what make
  * reads), else .config. One line when refused. */
-static int check_config(const char *dir, int *sort, int *modules, int *kallsyms)
+/* What the build's configuration decides for the kit. */
+struct lx_cfg {
+	int sort, modules, kallsyms;
+	unsigned long long base_step; /* random-base: CONFIG_PHYSICAL_ALIGN, 0: none */
+};
+
+/* CONFIG_X=NUMBER in the configuration text, or 0. */
+static unsigned long long cfg_num(const char *cfg, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	for (const char *l = cfg; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (!strncmp(l, opt, n) && l[n] == '=')
+			return strtoull(l + n + 1, NULL, 0);
+	return 0;
+}
+
+static int check_config(const char *dir, struct lx_cfg *x)
 {
 	static const struct {
 		const char *opt, *why;
@@ -301,8 +318,8 @@ static int check_config(const char *dir, int *sort, int *modules, int *kallsyms)
 		}
 	/* The boot side's kallsyms (linkkit/linux_kallsyms.h) is 6.1's
 	 * --all-symbols --absolute-percpu --base-relative. */
-	*kallsyms = cfg_y(cfg, "CONFIG_KALLSYMS");
-	if (*kallsyms &&
+	x->kallsyms = cfg_y(cfg, "CONFIG_KALLSYMS");
+	if (x->kallsyms &&
 	    (!cfg_y(cfg, "CONFIG_KALLSYMS_ALL") || !cfg_y(cfg, "CONFIG_KALLSYMS_BASE_RELATIVE") ||
 	     !cfg_y(cfg, "CONFIG_KALLSYMS_ABSOLUTE_PERCPU"))) {
 		fprintf(stderr, "linkkit: %s: CONFIG_KALLSYMS without CONFIG_KALLSYMS_ALL, "
@@ -310,13 +327,17 @@ static int check_config(const char *dir, int *sort, int *modules, int *kallsyms)
 				"lists would depend on the layout; not supported\n", used);
 		goto out;
 	}
-	*modules = cfg_y(cfg, "CONFIG_MODULES");
-	if (!*modules) {
+	x->modules = cfg_y(cfg, "CONFIG_MODULES");
+	if (!x->modules) {
 		fprintf(stderr, "linkkit: %s: CONFIG_MODULES is not set: lib/lib.a members are "
 				"then linked by need from a --start-group; not supported\n", used);
 		goto out;
 	}
-	*sort = cfg_y(cfg, "CONFIG_BUILDTIME_TABLE_SORT");
+	x->sort = cfg_y(cfg, "CONFIG_BUILDTIME_TABLE_SORT");
+	/* The kernel moves itself (its decompressor's KASLR) only with
+	 * these; then so may the link. */
+	if (cfg_y(cfg, "CONFIG_RANDOMIZE_BASE") && cfg_y(cfg, "CONFIG_RELOCATABLE"))
+		x->base_step = cfg_num(cfg, "CONFIG_PHYSICAL_ALIGN");
 	rc = 0;
 out:
 	free(cfg);
@@ -325,7 +346,7 @@ out:
 	return rc;
 }
 
-static char *make_policy(const struct kb_options *o, int sort)
+static char *make_policy(const struct kb_options *o, const struct lx_cfg *x)
 {
 	struct kb_buf b = { 0 };
 	static const char nul = 0;
@@ -339,8 +360,18 @@ static char *make_policy(const struct kb_options *o, int sort)
 			}
 	kb_buf_add(&b, "\n", 1);
 	kb_buf_add(&b, lx_keep, sizeof(lx_keep) - 1);
-	if (sort)
+	if (x->sort)
 		kb_buf_add(&b, "sort-tables linux\n", 18);
+	/* KASLR at link time: _text anywhere the decompressor could have put
+	 * it, 2 MiB steps from 16 MiB, _end within KERNEL_IMAGE_SIZE (1 GiB
+	 * with RANDOMIZE_BASE) of __START_KERNEL_map (vmlinux.lds ASSERTs
+	 * it too). */
+	if (x->base_step >= 4096 && !(x->base_step & (x->base_step - 1))) {
+		char line[96];
+		int n = snprintf(line, sizeof(line), "random-base %#llx 0xffffffffc0000000 _end\n",
+				 x->base_step);
+		kb_buf_add(&b, line, (size_t)n);
+	}
 	/* Kbuild links vmlinux with --build-id=sha1 (LDFLAGS_vmlinux). */
 	kb_buf_add(&b, "build-id\n", 9);
 	kb_buf_add(&b, &nul, 1);
@@ -356,11 +387,12 @@ int kb_linux_inputs(const char *dir, struct kb_options *o)
 	char *ar = kb_join(dir, "vmlinux.a"), *vo = kb_join(dir, "vmlinux.o");
 	char **mem = NULL;
 	size_t nmem = 0, n = 0;
-	int sort = 0, modules = 0, kallsyms = 0, bad = 0, last = 0;
+	struct lx_cfg x = { 0 };
+	int bad = 0, last = 0;
 	char kall[64];
 
 	o->script_path = kb_join(dir, "arch/x86/kernel/vmlinux.lds");
-	if (check_config(dir, &sort, &modules, &kallsyms))
+	if (check_config(dir, &x))
 		goto fail;
 	if (!kb_is_file(ar)) {
 		fprintf(stderr, "linkkit: %s: missing%s\n", ar,
@@ -391,18 +423,18 @@ int kb_linux_inputs(const char *dir, struct kb_options *o)
 	for (size_t i = 0; i < nmem; i++)
 		o->names[n++] = mem[i];
 	free(mem);
-	if (modules)
+	if (x.modules)
 		o->names[n++] = kb_xstrdup(".vmlinux.export.o");
 	o->names[n++] = kb_xstrdup("init/version-timestamp.o");
 	if (last) {
 		snprintf(kall, sizeof(kall), ".tmp_vmlinux.kallsyms%d.o", last);
 		o->names[n++] = kb_xstrdup(kall);
 	}
-	if (kallsyms && !last) {
+	if (x.kallsyms && !last) {
 		fprintf(stderr, "linkkit: %s: no .tmp_vmlinux.kallsyms[123].o although "
 				"CONFIG_KALLSYMS is set (the build did not finish?)\n", dir);
 		bad = 1;
-	} else if (kallsyms) {
+	} else if (x.kallsyms) {
 		o->ksyms_obj = o->names[n - 1];
 		o->ksyms_map = kb_join(dir, "System.map");
 	}
@@ -421,7 +453,7 @@ int kb_linux_inputs(const char *dir, struct kb_options *o)
 		bad = 1;
 	}
 	if (!bad && !o->policy_path)
-		o->policy_text = make_policy(o, sort);
+		o->policy_text = make_policy(o, &x);
 	free(ar);
 	free(vo);
 	return bad ? -1 : 0;

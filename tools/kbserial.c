@@ -447,6 +447,10 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 		return -1;
 	}
 	memcpy(o.buf.p, &o.h, sizeof(o.h));
+	if (b->pol.base_step && kb_base_fix(o.buf.p, o.buf.len, &b->pol)) {
+		free(o.buf.p);
+		return -1;
+	}
 	if (b->ksyms_map && kb_ksyms_attach(&o.buf, &o.h, b->ksyms_map, b->ksyms_obj)) {
 		free(o.buf.p);
 		return -1;

@@ -651,6 +651,8 @@ static int compile_script(struct kb *b)
 		return -1;
 	}
 	b->compiled = 1;
+	if (b->pol.base_step && kb_base_insert(b))
+		return -1;
 	kb_lld_property_notes(b);
 	for (size_t i = 0; i < b->ninputs; i++) {
 		uint32_t slot = b->comp.input_slot[i];

@@ -177,6 +177,21 @@ static void entropy(const uint8_t *p, double *order, double *gaps)
 	free(owns);
 }
 
+/* Policy random-base: log2 of the base positions (printed with them), or
+ * -1 when the plan moves no base. */
+static double base_bits(const uint8_t *p, const struct lk_payload_header *h)
+{
+	const struct lk_op *op = TAB(p, h, plan);
+
+	for (uint32_t i = 0; i < h->plan.count; i++)
+		if (op[i].code == LK_E_SHIFT) {
+			printf("random base: %u positions, 0x%llx apart\n", op[i].arg + 1,
+			       (unsigned long long)op[i].imm);
+			return log2((double)op[i].arg + 1);
+		}
+	return -1;
+}
+
 static const char *proto_name(uint32_t p)
 {
 	return lk_proto_name(p);
@@ -190,7 +205,7 @@ static void print_info(const char *path, const uint8_t *p, size_t psize,
 	const struct lk_chunk *ch = TAB(p, h, chunks);
 	uint64_t prog = 0, nobits = 0;
 	uint32_t pinned = 0, synth = 0;
-	double order, gaps;
+	double order, gaps, base;
 
 	for (uint32_t i = 0; i < h->objects.count; i++) {
 		pinned += obj[i].pin_rank != 0;
@@ -224,7 +239,12 @@ static void print_info(const char *path, const uint8_t *p, size_t psize,
 	if (h->flags & LK_PAYLOAD_F_LINUX_SORT)
 		printf("sorted at each link: ORC, __ex_table\n");
 	printf("merge: %u groups, %u strings\n", h->mgroups.count, h->mclasses.count);
-	printf("entropy: %.1f bits (order %.1f, gaps %.1f)\n", order + gaps, order, gaps);
+	base = base_bits(p, h);
+	if (base >= 0)
+		printf("entropy: %.1f bits (order %.1f, gaps %.1f, base %.1f)\n",
+		       order + gaps + base, order, gaps, base);
+	else
+		printf("entropy: %.1f bits (order %.1f, gaps %.1f)\n", order + gaps, order, gaps);
 }
 
 int lkc_info(int argc, char **argv)

@@ -136,10 +136,20 @@ static int parse_line(struct kb_policy *p, char **w, int n, const char **err)
 		p->build_id = 1;
 	} else if (!strcmp(k, "gap")) {
 		return parse_gap(p, w, n, err);
+	} else if (!strcmp(k, "random-base") && n == 4) {
+		if (parse_num(w[1], &p->base_step) || parse_num(w[2], &p->base_limit) ||
+		    p->base_step < 4096 || (p->base_step & (p->base_step - 1))) {
+			*err = "random-base wants: random-base STEP LIMIT SYMBOL (STEP a power "
+			       "of two, at least 4096)";
+			return -1;
+		}
+		free(p->base_sym);
+		p->base_sym = kb_xstrdup(w[3]);
 	} else if (!strcmp(k, "protocol") || !strcmp(k, "granularity") ||
 		   !strcmp(k, "pin") || !strcmp(k, "keep-order") ||
 		   !strcmp(k, "random-fill") || !strcmp(k, "linker") ||
-		   !strcmp(k, "sort-tables") || !strcmp(k, "build-id")) {
+		   !strcmp(k, "sort-tables") || !strcmp(k, "build-id") ||
+		   !strcmp(k, "random-base")) {
 		*err = "wrong number of arguments";
 		return -1;
 	} else {
@@ -196,5 +206,6 @@ void kb_policy_free(struct kb_policy *p)
 		free(p->gaps[i].sym);
 	}
 	free(p->gaps);
+	free(p->base_sym);
 	memset(p, 0, sizeof(*p));
 }

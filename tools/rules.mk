@@ -14,6 +14,8 @@ LKTOOL_SRCS += tools/kbtar.c
 LKTOOL_SRCS += tools/kblinux.c
 # Its kallsyms: the host half of the tables and the kit's ksyms table.
 LKTOOL_SRCS += tools/kbkallsyms.c tools/kbksyms.c
+# Policy random-base (KASLR at link time).
+LKTOOL_SRCS += tools/kbbase.c
 # What a kit was made from (LK_KIT_F_PROV): create, info, verify --against.
 LKTOOL_SRCS += tools/lkprov.c
 # `verify-elf`: the stages' fallback checks, for relinkboot-install.

@@ -200,6 +200,8 @@ int lk_boot_is_linux(struct lk_boot *b, const char *name, const void *data,
 void *lk_boot_linux_place_link(struct lk_boot *b, const char *name,
 			       struct lk_kernel *k);
 int lk_boot_linux_initrd(struct lk_boot *b, struct lk_kernel *k);
+/* A Linux kit whose command line has `nokaslr`: no base shift. */
+int lk_boot_linux_nokaslr(struct lk_boot *b, const struct lk_link *L);
 int lk_boot_linux_load(struct lk_boot *b, const char *name, const void *data,
 		       lk_u64 size, struct lk_kernel *k);
 /* A prelinked kernel file (ESP `\` or root `/` path, gzip'd or not)

@@ -107,6 +107,25 @@ out:
 	return rc;
 }
 
+/* `nokaslr` as a word of the kernel's command line. */
+static int lk_cmdline_nokaslr(const char *s)
+{
+	static const char w[] = "nokaslr";
+	lk_size i;
+
+	while (*s) {
+		while (*s == ' ')
+			s++;
+		for (i = 0; w[i] && s[i] == w[i]; i++)
+			;
+		if (!w[i] && (s[i] == ' ' || !s[i]))
+			return 1;
+		while (*s && *s != ' ')
+			s++;
+	}
+	return 0;
+}
+
 /*
  * A relinked vmlinux (a `protocol linux` kit): described as the vmlinux
  * fallback is, and placed the same way (any 2 MiB-aligned free range
@@ -131,6 +150,7 @@ void *lk_boot_linux_place_link(struct lk_boot *b, const char *name,
 	img->entry32 = ~0ull;
 	img->initrd_max = 0x7fffffff;
 	img->cmdline_max = 2047;
+	img->kaslr = !lk_cmdline_nokaslr(b->cfg.cmdline);
 	if (k->load_lo & (LK_LINUX_VMLINUX_ALIGN - 1) || k->entry < k->load_lo ||
 	    k->entry >= k->load_hi || img->mem > LK_4G) {
 		lk_boot_fail(b,
@@ -146,6 +166,14 @@ void *lk_boot_linux_place_link(struct lk_boot *b, const char *name,
 	k->load_hi = phys + img->mem;
 	k->entry = phys + img->entry64;
 	return dst;
+}
+
+int lk_boot_linux_nokaslr(struct lk_boot *b, const struct lk_link *L)
+{
+	struct lk_image_info info;
+
+	lk_link_info(L, &info);
+	return info.protocol == LK_PROTO_LINUX && lk_cmdline_nokaslr(b->cfg.cmdline);
 }
 
 int lk_boot_linux_initrd(struct lk_boot *b, struct lk_kernel *k)

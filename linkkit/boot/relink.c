@@ -136,8 +136,11 @@ static int lk_relink_link(struct lk_boot *b, struct lk_relink *r,
 	lk_u8 *dst;
 	lk_u64 placed;
 
-	if (lk_link_open(&b->host, r->payload, r->payload_size, name, &r->L) ||
-	    lk_link_layout(r->L, rng))
+	if (lk_link_open(&b->host, r->payload, r->payload_size, name, &r->L))
+		return -1;
+	if (lk_boot_linux_nokaslr(b, r->L))
+		lk_link_set_no_shift(r->L);
+	if (lk_link_layout(r->L, rng))
 		return -1;
 	lk_link_info(r->L, &info);
 	p = lk_proto_by_id(info.protocol);

@@ -53,6 +53,7 @@
 #define ZP_E820_MAX 128u
 
 #define LOADED_HIGH 0x01u
+#define KASLR_FLAG 0x02u
 #define XLF_KERNEL_64 0x01u
 #define SETUP_E820_EXT 1u
 #define E820_ENTRY 20u
@@ -473,7 +474,9 @@ static void lk_zp_header(lk_u8 *zp, const struct lk_kernel *k)
 		lk_zp_synth_hdr(zp, img);
 	lk_wr16(zp + HDR_VID_MODE, 0xffff); /* "normal" */
 	zp[HDR_TYPE_OF_LOADER] = 0xff;	    /* no assigned id */
-	zp[HDR_LOADFLAGS] &= 0x01;	    /* no heap, not quiet */
+	zp[HDR_LOADFLAGS] &= LOADED_HIGH;   /* no heap, not quiet */
+	if (img->kind != LK_LINUX_BZIMAGE && img->kaslr)
+		zp[HDR_LOADFLAGS] |= KASLR_FLAG;
 	lk_wr32(zp + HDR_CODE32_START, (lk_u32)k->load_lo);
 	lk_wr64(zp + HDR_SETUP_DATA, 0);
 }

@@ -32,6 +32,10 @@ struct lk_linux_image {
 	lk_u64 entry32;	    /* offset of the 32-bit entry, ~0: none */
 	lk_u32 initrd_max;  /* highest address an initrd byte may have */
 	lk_u32 cmdline_max; /* bytes of command line, NUL excluded */
+	/* A vmlinux the stage relinked (and moved, policy random-base):
+	 * KASLR_FLAG in the zero page, so that the kernel randomizes its
+	 * memory regions as after its own decompressor's KASLR. */
+	lk_u32 kaslr;
 	/* bzImage: its setup header, copied into the zero page. */
 	lk_u32 hdr_len;
 	lk_u8 hdr[LK_LINUX_HDR_MAX];

@@ -6,6 +6,11 @@
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
+# From here only errors and worse reach the console: a message in the
+# middle of /init's long lines (a process's "used greatest stack depth",
+# TCG's "hrtimer: interrupt took") would cut them in two. Warnings are
+# replayed from dmesg at the end, where the test looks for them.
+echo 4 >/proc/sys/kernel/printk
 echo "linuxtest: init reached"
 echo "linuxtest: cmdline $(cat /proc/cmdline)"
 echo "linuxtest: marker $(cat /marker)"
@@ -19,6 +24,7 @@ echo
 # unwind of this process, the exception table, a module load.
 grep -v "$(printf '\t')" /proc/kallsyms >/kallsyms
 echo "linuxtest: kallsyms $(wc -l </kallsyms) $(sha256sum </kallsyms | cut -d' ' -f1)"
+echo "linuxtest: text $(grep -m1 ' _text$' /kallsyms)"
 sed 's/^/linuxtest: stack /' /proc/self/stack
 [ -x /bin/efault ] && /bin/efault
 [ -f /lib/modules/xt_mark.ko ] && insmod /lib/modules/xt_mark.ko &&
@@ -35,5 +41,6 @@ if [ -d /sys/firmware/efi ]; then
 else
 	echo "linuxtest: no efi"
 fi
+dmesg | grep -E 'WARNING|BUG|Oops|Call Trace' | sed 's/^/dmesg: /'
 echo "linuxtest: done"
 poweroff -f

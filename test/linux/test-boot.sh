@@ -20,6 +20,10 @@
 # loaded (xt_mark); a stage with a built-in key, signed for the snakeoil
 # Secure Boot firmware, boots the signed kit with Secure Boot on; a kit
 # with one byte flipped gives one fallback line and the bzImage boots.
+# KASLR at link time (policy random-base): each relinked boot has
+# KASLR_FLAG in its zero page, at least one real-entropy boot moved
+# _text, and `nokaslr` on the command line keeps _text at
+# 0xffffffff81000000 without the flag.
 #
 # usage: test-boot.sh BUILD_DIR [NAME-REGEX]   (names below; default all)
 set -uo pipefail
@@ -36,7 +40,8 @@ names=(linux-uefi-bzimage linux-uefi-vmlinux linux-bios-bzimage
        linux-bios-signed linux-bad-header linux-initrd-too-large
        linux-initrd-unsigned linux-uefi-initrd-unsigned linux-bios-initrd-low
        linux-uefi-installed linux-uefi-kit linux-bios-kit linux-uefi-kit-seed
-       linux-bios-kit-seed linux-kit-entropy linux-sb-kit linux-bios-kit-broken)
+       linux-bios-kit-seed linux-kit-entropy linux-sb-kit linux-bios-kit-broken
+       linux-bios-kit-nokaslr)
 sel=()
 for n in "${names[@]}"; do [[ $n =~ $only ]] && sel+=("$n"); done
 
@@ -73,7 +78,7 @@ image() {
 	shift 2
 	{
 		echo 'initrd = \RELINK\INITRD.IMG'
-		echo "cmdline = $cmdline"
+		echo "cmdline = $cmdline${IMAGE_CMDLINE_EXTRA:-}"
 		printf '%s\n' "$@"
 	} >"$run/$name.cfg"
 	"$mk" create -o "$img" --efi "${IMAGE_EFI:-$B/efi/BOOTX64.EFI}" --kit "$B/demo/kernel.kit" \
@@ -118,7 +123,7 @@ linux_checks() {
 		grep -aqxF "$fb" <(clean "$log") && [ "$n" = 1 ] ||
 			{ echo "want the one fallback line '$fb', got $n: $(grep -a -m1 '^relinkboot: fallback' "$log" | tr -d '\r')"; return; }
 	fi
-	grep -aqx "linuxtest: cmdline $cmdline" <(clean "$log") ||
+	grep -aqx "linuxtest: cmdline $cmdline${extra_cmdline[$name]:-}" <(clean "$log") ||
 		{ echo "command line differs: $(grep -a 'linuxtest: cmdline' "$log")"; return; }
 	grep -aqx "linuxtest: marker $token" <(clean "$log") || { echo "initrd marker missing"; return; }
 	grep -aq '^linuxtest: iomem 00100000-' <(clean "$log") || { echo "no System RAM at 1 MiB in /proc/iomem"; return; }
@@ -159,8 +164,19 @@ kit_checks() {
 		printf '%s\n' "$st" | tail -1 | grep -q ' entry_SYSCALL_64' ||
 		{ echo "ORC unwind not fully symbolized: $(printf '%s' "$st" | tr '\n' '|')"; return; }
 	grep -aqx 'linuxtest: efault ok' <(clean "$log") || { echo "uname(bad pointer) did not give EFAULT"; return; }
-	grep -aqx 'linuxtest: insmod xt_mark ok' <(clean "$log") || echo "insmod xt_mark.ko failed"
+	grep -aqx 'linuxtest: insmod xt_mark ok' <(clean "$log") || { echo "insmod xt_mark.ko failed"; return; }
+	# KASLR at link time: the flag that makes the kernel randomize its
+	# memory regions, and _text where the link put it.
+	zp_load "$log"
+	[ ${#zp[@]} -eq 4096 ] || { echo "no zero page"; return; }
+	if [[ $1 == *nokaslr* ]]; then
+		[ $(($(zp_u8 0x211) & 2)) = 0 ] || { echo "KASLR_FLAG set although nokaslr"; return; }
+		[ "$(text_of "$1")" = ffffffff81000000 ] || echo "nokaslr, but _text at $(text_of "$1")"
+	else
+		[ $(($(zp_u8 0x211) & 2)) = 2 ] || echo "no KASLR_FLAG in loadflags ($(zp_u8 0x211))"
+	fi
 }
+text_of() { sed -n 's/^linuxtest: text \([0-9a-f]*\) T _text$/\1/p' <(clean "$run/$1.log") | head -1; }
 ksyms_of() { sed -n 's/^linuxtest: kallsyms [0-9]* //p' <(clean "$run/$1.log") | head -1; }
 
 # The kernel's range (code32_start = its load address, init_size what
@@ -189,7 +205,8 @@ refusal() {
 want() { [[ " ${sel[*]} " == *" $1 "* ]]; }
 
 # ---- the boots (two at a time) ----
-declare -A why
+declare -A why extra_cmdline
+extra_cmdline[linux-bios-kit-nokaslr]=' nokaslr'
 until_done=(--until '^linuxtest: done')
 if want linux-uefi-bzimage || want linux-bios-bzimage || want linux-sb-bzimage; then
 	image bz "$bz" >>"$run/setup.log" 2>&1 || fail_all "cannot make the bzImage disk" "${sel[@]}"
@@ -288,7 +305,7 @@ wait_for_slot 2
 dseed=6c696e75782d6b69742d73656564
 if want linux-uefi-kit || want linux-bios-kit || want linux-uefi-kit-seed ||
 	want linux-bios-kit-seed || want linux-kit-entropy || want linux-sb-kit ||
-	want linux-bios-kit-broken; then
+	want linux-bios-kit-broken || want linux-bios-kit-nokaslr; then
 	[ "$(cat "$B/linux-real/kit.done" 2>/dev/null)" = ok ] || fail_all "no Linux kit ($B/linux-real/kit.done)" "${sel[@]}"
 	nksyms=$("$LINKKIT" info "$kit" | sed -n 's/^kallsyms: \([0-9]*\) .*/\1/p')
 	{ IMAGE_KIT=$kit image kit "$bz" &&
@@ -298,7 +315,8 @@ if want linux-uefi-kit || want linux-bios-kit || want linux-uefi-kit-seed ||
 	  rm -f "$run/seed.elf" &&
 	  cp "$kit" "$run/broken.kit" &&
 	  printf '\x5a' | dd of="$run/broken.kit" bs=1 seek=100000 conv=notrunc status=none &&
-	  IMAGE_KIT=$run/broken.kit image broken "$bz"; } >>"$run/setup.log" 2>&1 ||
+	  IMAGE_KIT=$run/broken.kit image broken "$bz" &&
+	  IMAGE_KIT=$kit IMAGE_CMDLINE_EXTRA=' nokaslr' image nokaslr "$bz"; } >>"$run/setup.log" 2>&1 ||
 		fail_all "cannot make the kit disks: $(tail -1 "$run/setup.log")" "${sel[@]}"
 	want_seed=$(sha256sum <"$run/seed.kallsyms" | cut -d' ' -f1)
 fi
@@ -310,6 +328,8 @@ want linux-uefi-kit-seed && { boot linux-uefi-kit-seed uefi "$run/kitseed.img" "
 want linux-bios-kit-seed && { boot linux-bios-kit-seed bios "$run/kitseed.img" "${until_done[@]}" & }
 wait_for_slot 2
 want linux-bios-kit-broken && { boot linux-bios-kit-broken bios "$run/broken.img" "${until_done[@]}" & }
+want linux-bios-kit-nokaslr && { boot linux-bios-kit-nokaslr bios "$run/nokaslr.img" "${until_done[@]}" & }
+wait_for_slot 2
 # Secure Boot: the stage with k built in (a private build), signed with
 # the snakeoil db key; the kit signed by k.
 sbkit() {
@@ -355,7 +375,7 @@ for n in "${sel[@]}"; do
 		zp_load "$run/$n.log"
 		[ -n "$r" ] || [ "${zp[0x1ec]:-}" = 03 ] || r="zero page secure_boot ${zp[0x1ec]:-none}, want 3"
 		[ -n "$r" ] || r=$(nvs_checks "$n") ;;
-	linux-uefi-kit | linux-uefi-kit-seed | linux-bios-kit | linux-bios-kit-seed)
+	linux-uefi-kit | linux-uefi-kit-seed | linux-bios-kit | linux-bios-kit-seed | linux-bios-kit-nokaslr)
 		efi=0
 		[[ $n == linux-uefi-* ]] && efi=1
 		r=$(linux_checks "$n" $efi none)
@@ -368,7 +388,11 @@ for n in "${sel[@]}"; do
 		a=$(ksyms_of linux-uefi-kit) c=$(ksyms_of linux-bios-kit)
 		[ -n "$a" ] && [ -n "$c" ] || r="a real-entropy boot gave no kallsyms digest"
 		[ -n "$r" ] || [ "$a" != "$c" ] || r="two real-entropy boots listed the same kallsyms ($a)"
-		[ -n "$r" ] || [ "$a" != "$want_seed" ] || r="a real-entropy boot has the debug seed's layout" ;;
+		[ -n "$r" ] || [ "$a" != "$want_seed" ] || r="a real-entropy boot has the debug seed's layout"
+		# 1 in ~480 boots keeps the base; two at once in ~230,000.
+		[ -n "$r" ] || [ "$(text_of linux-uefi-kit)" != ffffffff81000000 ] ||
+			[ "$(text_of linux-bios-kit)" != ffffffff81000000 ] ||
+			r="neither real-entropy boot moved _text from ffffffff81000000" ;;
 	linux-sb-kit)
 		r=$(linux_checks "$n" 1 none)
 		[ -n "$r" ] || r=$(kit_checks "$n")

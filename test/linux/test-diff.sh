@@ -76,11 +76,12 @@ done
 python3 "$here/keeporder.py" "$root/tools/kblinux.c" "$corpus" "$T/canonical" "$T/keep.lds" \
 	>"$T/keeporder.log" 2>&1 || fail_all "keeporder.py: $(tail -1 "$T/keeporder.log")" "${names[@]:1}"
 
-# ld.bfd on seed S's order, the kallsyms object replaced by $3.
+# ld.bfd on seed S's order, the kallsyms object replaced by $3, with
+# seed S's script (its base shift).
 ld_link() {
 	local order
 	order=$(sed "s|^\.tmp_vmlinux\.kallsyms[0-9]\.o\$|$3|" "$T/order-$1")
-	(cd "$corpus" && nice -n 10 ld.bfd "${flags[@]}" -o "$2" $order --script="$T/keep.lds") \
+	(cd "$corpus" && nice -n 10 ld.bfd "${flags[@]}" -o "$2" $order --script="$T/keep-$1.lds") \
 		>"$T/ld-$1.log" 2>&1
 }
 mksysmap() { (cd "$corpus" && LC_ALL=C NM=nm sh scripts/mksysmap "$1" "$2"); }
@@ -111,6 +112,15 @@ for s in $seeds; do
 		not_ok "$n" "the built-in policy has gaps: this test does not link them"
 		continue
 	fi
+	# KASLR at link time (policy random-base): the script's first
+	# `. = ...;` moved up by the layout's shift, for ld too.
+	shift_=$(sed -n 's/^base-shift //p' "$T/layout-$s")
+	if [ -z "$shift_" ]; then
+		not_ok "$n" "no base-shift in --print-layout (the kit has no random-base)"
+		continue
+	fi
+	sed "0,/^ *\. = \(.*\);\$/s//. = (\1) + $shift_;/" "$T/keep.lds" >"$T/keep-$s.lds"
+	echo "# seed $s: base shift $shift_ ($(grep -m1 '^\. = (' "$T/keep-$s.lds"))"
 	if ! ld_link "$s" "$T/ld-$s.tmp" "$(tail -1 "$T/canonical")"; then
 		not_ok "$n" "ld.bfd: $(head -1 "$T/ld-$s.log")"
 		continue
