@@ -170,11 +170,11 @@ bench_corpus() {
 			"median $(kv "$out" relink_over_gunzip_median) (min $(kv "$out" relink_over_gunzip_min)," \
 			"max $(kv "$out" relink_over_gunzip_max)), CPU time $(kv "$out" relink_over_gunzip_cpu_median)."
 	fi
-	paired_table "$pr" "$load0" "$(loadavg)"
+	[ "${BENCH_LD_MODE:-}" = linux ] || paired_table "$pr" "$load0" "$(loadavg)"
 	echo
 	echo "| target | measured | verdict |"
 	echo "|---|---:|---|"
-	paired_rows "$pr"
+	[ "${BENCH_LD_MODE:-}" = linux ] || paired_rows "$pr"
 	if [ "${BENCH_LD_MODE:-}" = linux ]; then
 		:
 	elif [ -n "$lld" ]; then
@@ -218,7 +218,7 @@ bench_corpus() {
 		echo "Differential check ($SEEDS seeds, loaded segments, policy without keep-order): ld.bfd $(kv "$ld" diff_bfd);" \
 			"ld.lld $(kv "$ld" diff_lld). $(grep '^mold' "$ld")"
 	fi
-	grep '^error' "$ld" | sed 's/^error /ld timing failed: /'
+	[ "${BENCH_LD_MODE:-}" = linux ] || grep '^error' "$ld" | sed 's/^error /ld timing failed: /'
 }
 
 # paired_table FILE LOAD0 LOAD1: bench/paired.py's rounds as a table.

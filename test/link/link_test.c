@@ -770,6 +770,91 @@ static void e_wrap(struct pb *b, lk_u32 t)
 	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
 }
 
+/* Policy random-base: the shift before the first `. =`. */
+static void e_shift_twice(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_E_SHIFT, 0, 1, 0x200000);
+	pb_op(b, LK_E_SHIFT, 0, 1, 0x200000);
+	pb_op(b, LK_E_ADD, 0, 0, 0);
+	pb_op(b, LK_S_SET_DOT, 0, 0, 0);
+	sec_body(b, t);
+}
+
+static void e_shift_in_section(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_S_SECTION, 0, t, 0);
+	pb_op(b, LK_E_SHIFT, 0, 1, 0x200000);
+	pb_op(b, LK_S_DATA, 0, 8, 0);
+	pb_op(b, LK_S_SLOT, 0, 0, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	pb_op(b, LK_S_SECTION, 0, 1, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+}
+
+static void e_shift_step(struct pb *b, lk_u32 t)
+{
+	pb_op(b, LK_E_SHIFT, 0, 1, 0x3000);
+	pb_op(b, LK_S_SET_DOT, 0, 0, 0);
+	sec_body(b, t);
+}
+
+/* 0x1000000 + a shift of 0..3 steps of 2 MiB: every seed's .text is one
+ * of those four, several seeds reach several, and lk_link_set_no_shift
+ * keeps 0x1000000 with the same object order. */
+static void test_base_shift(void)
+{
+	lk_u32 t, c1, c2, seen = 0, bad = 0, seed;
+	struct linked k;
+
+	for (seed = 1; seed <= 24; seed++) {
+		struct pb *b = plan_fixture(&t, &c1, &c2);
+		lk_u64 d;
+
+		pb_op(b, LK_E_CONST, 0, 0, 0x1000000);
+		pb_op(b, LK_E_SHIFT, 0, 3, 0x200000);
+		pb_op(b, LK_E_ADD, 0, 0, 0);
+		pb_op(b, LK_S_SET_DOT, 0, 0, 0);
+		sec_body(b, t);
+		do_link(b, seed, &k);
+		d = k.info.load_lo - 0x1000000;
+		if (k.rc || d % 0x200000 || d / 0x200000 > 3)
+			bad++;
+		else
+			seen |= 1u << (d / 0x200000);
+		unlink_(&k);
+		free(b);
+	}
+	CHECK("base_shift_range", !bad && seen != 1 && (seen & ~0xfu) == 0,
+	      "%u bad links, shifts seen 0x%x", bad, seen);
+	{
+		struct pb *b = plan_fixture(&t, &c1, &c2);
+		struct lk_rng r;
+		lk_u64 size;
+		lk_u8 *pl;
+		int rc;
+
+		pb_op(b, LK_E_CONST, 0, 0, 0x1000000);
+		pb_op(b, LK_E_SHIFT, 0, 3, 0x200000);
+		pb_op(b, LK_E_ADD, 0, 0, 0);
+		pb_op(b, LK_S_SET_DOT, 0, 0, 0);
+		sec_body(b, t);
+		pl = pb_build(b, &size);
+		rc = lk_link_open(&th, pl, size, "kernel.kit", &k.L);
+		if (!rc) {
+			lk_link_set_no_shift(k.L);
+			rng_seed(&r, 7);
+			rc = lk_link_layout(k.L, &r);
+			lk_link_info(k.L, &k.info);
+			lk_link_close(k.L);
+		}
+		CHECK("base_shift_none", !rc && k.info.load_lo == 0x1000000,
+		      "rc %d, .text at 0x%llx", rc, (unsigned long long)k.info.load_lo);
+		free(pl);
+		free(b);
+	}
+}
+
 static void test_plan_errors(void)
 {
 	plan_error("plan_dot_backwards", e_backwards, LK_ERR_LINK,
@@ -786,6 +871,12 @@ static void test_plan_errors(void)
 	plan_error("plan_stack_overflow", e_overflow, LK_ERR_FORMAT,
 		   "plan op 64 (code 0x1, arg 0): stack overflow");
 	plan_error("plan_bad_opcode", e_badop, LK_ERR_FORMAT, "unknown opcode");
+	plan_error("plan_shift_twice", e_shift_twice, LK_ERR_FORMAT,
+		   "base shift repeated or inside a section");
+	plan_error("plan_shift_in_section", e_shift_in_section, LK_ERR_FORMAT,
+		   "base shift repeated or inside a section");
+	plan_error("plan_shift_step", e_shift_step, LK_ERR_FORMAT,
+		   "base shift step or count out of range");
 	plan_error("plan_slot_unplaced", e_unplaced, LK_ERR_FORMAT,
 		   "slot 1 (output section .data) is never placed");
 	plan_error("plan_nested_section", e_nested, LK_ERR_FORMAT,
@@ -2187,6 +2278,7 @@ int main(int argc, char **argv)
 	test_slot_orders();
 	test_plan_semantics();
 	test_plan_errors();
+	test_base_shift();
 	test_nop_fill();
 	discard_case("empty_section_discarded", 0, 0);
 	discard_case("empty_section_with_symbol_discarded", 1, 1);
