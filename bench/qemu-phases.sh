@@ -10,6 +10,22 @@ set -u
 B=${1:-build}
 W=$B/bench/work/qemu
 mkdir -p "$W"
+# phases NAME LOG: the stage's `phase NAME N cycles` lines as a table.
+phases() {
+	echo
+	echo "| $1 phase | cycles |"
+	echo "|---|---:|"
+	tr -d '\r' <"$2" | sed -n 's/.*relinkboot: phase \([a-z0-9_-]*\) \([0-9]*\) cycles.*/| \1 | \2 |/p'
+	echo
+}
+# image NAME KIT FALLBACK CFG: a disk with both stages at $W/NAME.img.
+image() {
+	tools/mkimage.sh create -o "$W/$1.img" --efi "$B/efi/BOOTX64.EFI" \
+		--kit "$2" --fallback "$3" --cfg "$4" \
+		--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" >/dev/null
+}
+# splits LOG: how the stage shared inflate and write among processors.
+splits() { tr -d '\r' <"$1" | sed -n 's/.*relinkboot: \(\(inflate\|write\): .*\)/\1/p'; }
 demo() {
 if [ ! -e "$B/image/disk.img" ]; then
 	echo "qemu phases: skipped: $B/image/disk.img not built"
@@ -24,11 +40,7 @@ echo
 for fw in uefi bios; do
 	test/qemu/boot.sh -f $fw --rng -l "$W/$fw.log" -t 120 "$W/disk.img" >"$W/$fw.result" 2>&1
 	echo "$fw: $(head -1 "$W/$fw.result")"
-	echo
-	echo "| $fw phase | cycles |"
-	echo "|---|---:|"
-	tr -d '\r' <"$W/$fw.log" | sed -n 's/.*relinkboot: phase \([a-z0-9_-]*\) \([0-9]*\) cycles.*/| \1 | \2 |/p'
-	echo
+	phases "$fw" "$W/$fw.log"
 done
 }
 demo
@@ -43,9 +55,7 @@ if [ "$(cat "$R/kit.done" 2>/dev/null)" != ok ]; then
 	return
 fi
 sed 's/^verbose = .*/verbose = 1/' test/obsd/relink.cfg >"$W/obsd.cfg"
-if ! tools/mkimage.sh create -o "$W/obsd.img" --efi "$B/efi/BOOTX64.EFI" \
-	--kit "$R/bsd.kit" --fallback "$R/bsd.lld" --cfg "$W/obsd.cfg" \
-	--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" >/dev/null; then
+if ! image obsd "$R/bsd.kit" "$R/bsd.lld" "$W/obsd.cfg"; then
 	echo "qemu phases, real OpenBSD kernel: image failed"
 	return
 fi
@@ -61,12 +71,8 @@ for run in uefi bios uefi-smp2; do
 		-l "$W/obsd-$run.log" "$W/obsd.img" >"$W/obsd-$run.result" 2>&1
 	echo "$run: $(head -1 "$W/obsd-$run.result"); kernel reached 'root device:':" \
 		"$(tr -d '\r' <"$W/obsd-$run.log" | grep -q 'root device:' && echo yes || echo no)"
-	tr -d '\r' <"$W/obsd-$run.log" | sed -n 's/.*relinkboot: \(\(inflate\|write\): .*\)/\1/p'
-	echo
-	echo "| $run phase | cycles |"
-	echo "|---|---:|"
-	tr -d '\r' <"$W/obsd-$run.log" | sed -n 's/.*relinkboot: phase \([a-z0-9_-]*\) \([0-9]*\) cycles.*/| \1 | \2 |/p'
-	echo
+	splits "$W/obsd-$run.log"
+	phases "$run" "$W/obsd-$run.log"
 done
 }
 obsd
@@ -80,9 +86,7 @@ linux() {
 		return
 	fi
 	printf 'verbose = 1\ncmdline = console=ttyS0 panic=-1\n' >"$W/linux.cfg"
-	if ! tools/mkimage.sh create -o "$W/linux.img" --efi "$B/efi/BOOTX64.EFI" \
-		--kit "$k" --fallback "$bz" --cfg "$W/linux.cfg" \
-		--mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" >/dev/null; then
+	if ! image linux "$k" "$bz" "$W/linux.cfg"; then
 		echo "qemu phases, Linux 6.1: image failed"
 		return
 	fi
@@ -95,12 +99,8 @@ linux() {
 		echo "$fw: $(head -1 "$W/linux-$fw.result"); relinked kernel ran:" \
 			"$(tr -d '\r' <"$W/linux-$fw.log" | grep -q 'relinkboot: fallback' && echo no ||
 				{ tr -d '\r' <"$W/linux-$fw.log" | grep -q 'Linux version' && echo yes || echo no; })"
-		tr -d '\r' <"$W/linux-$fw.log" | sed -n 's/.*relinkboot: \(\(inflate\|write\): .*\)/\1/p'
-		echo
-		echo "| $fw phase | cycles |"
-		echo "|---|---:|"
-		tr -d '\r' <"$W/linux-$fw.log" | sed -n 's/.*relinkboot: phase \([a-z0-9_-]*\) \([0-9]*\) cycles.*/| \1 | \2 |/p'
-		echo
+		splits "$W/linux-$fw.log"
+		phases "$fw" "$W/linux-$fw.log"
 	done
 }
 linux

@@ -302,27 +302,29 @@ linux_boot() {
 	echo "Relinked Linux boots in QEMU (PVH, to 'No working init found'): $ok/$n seeds${first:+; $first}"
 }
 
+# corpus_ok NAME CORPUS: whether make unpacked ../shared/corpora/CORPUS
+# (its stamp says ok); one line when not.
+corpus_ok() {
+	local st=$B/corpora/$2.stamp
+	[ "$(cat "$st" 2>/dev/null)" = ok ] && return 0
+	echo
+	echo "corpus $1: skipped: no ../shared/corpora/$2.tar.xz (stamp: $(cat "$st" 2>/dev/null || echo missing))"
+	return 1
+}
+
 # The real Linux 6.1 defconfig build tree (issue 27), unpacked by make.
 linux61() {
-	local st=$B/corpora/linux-6.1-x86_64-defconfig.stamp d=$B/corpora/linux-6.1-x86_64-defconfig
-	if [ "$(cat "$st" 2>/dev/null)" != ok ]; then
-		echo
-		echo "corpus linux61: skipped: no ../shared/corpora/linux-6.1-x86_64-defconfig.tar.xz (stamp: $(cat "$st" 2>/dev/null || echo missing))"
-		return
-	fi
+	corpus_ok linux61 linux-6.1-x86_64-defconfig || return
 	export BENCH_LD_MODE=linux
+	local d=$B/corpora/linux-6.1-x86_64-defconfig
 	bench_corpus linux61 "$d" arch/x86/kernel/vmlinux.lds -
 	unset BENCH_LD_MODE
 }
 
 # The real OpenBSD GENERIC link directory, unpacked by make (test/corpora/rules.mk).
 openbsd() {
-	local st=$B/corpora/openbsd-7.3-amd64-GENERIC.stamp d=$B/corpora/openbsd-7.3-amd64-GENERIC
-	if [ "$(cat "$st" 2>/dev/null)" != ok ]; then
-		echo
-		echo "corpus openbsd: skipped: no ../shared/corpora/openbsd-7.3-amd64-GENERIC.tar.xz (stamp: $(cat "$st" 2>/dev/null || echo missing))"
-		return
-	fi
+	local d=$B/corpora/openbsd-7.3-amd64-GENERIC
+	corpus_ok openbsd openbsd-7.3-amd64-GENERIC || return
 	if ! command -v ld.lld >/dev/null; then
 		echo
 		echo "corpus openbsd: skipped: no ld.lld"

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../linkkit/kit_format.h"
+#include "../linkkit/lk_host.h"
 #include "ldscript.h"
 
 /* ---- policy.c ---- */
@@ -61,6 +62,11 @@ char *kb_xstrdup(const char *s);
 char *kb_join(const char *dir, const char *name);
 int kb_is_file(const char *path);
 uint8_t *kb_slurp(const char *path, size_t *len, size_t max);
+/* The core's host for the tools' own links (kbksyms.c, kbbase.c):
+ * calloc/free, warnings and errors on stderr; the CLI adds to it. */
+void *kb_core_alloc(void *ctx, lk_size size);
+void kb_core_free(void *ctx, void *p, lk_size size);
+extern const struct lk_host kb_core_host;
 
 /* ---- kitbuild.c ---- */
 struct kb_options {

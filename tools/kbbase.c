@@ -39,26 +39,6 @@ int kb_base_insert(struct kb *b)
 	return 0;
 }
 
-static void *kbb_alloc(void *ctx, lk_size size)
-{
-	(void)ctx;
-	return calloc(1, size ? size : 1);
-}
-
-static void kbb_free(void *ctx, void *p, lk_size size)
-{
-	(void)ctx;
-	(void)size;
-	free(p);
-}
-
-static void kbb_log(void *ctx, int level, const char *msg)
-{
-	(void)ctx;
-	if (level <= LK_LOG_WARN)
-		fprintf(stderr, "linkkit: %s\n", msg);
-}
-
 /* The most any order can add to the canonical one: every chunk's
  * alignment slack. */
 static uint64_t kbb_slack(const uint8_t *pl, const struct lk_payload_header *h)
@@ -91,8 +71,6 @@ int kb_base_fix(uint8_t *pl, size_t len, const struct kb_policy *pol)
 {
 	const struct lk_payload_header *h = (const void *)pl;
 	struct lk_op *op = (struct lk_op *)(pl + h->plan.off);
-	struct lk_host host = { .alloc = kbb_alloc, .free = kbb_free, .log = kbb_log,
-				.log_level = LK_LOG_WARN };
 	static const uint8_t zero[32];
 	struct lk_link *L = NULL;
 	struct lk_rng rng;
@@ -104,7 +82,7 @@ int kb_base_fix(uint8_t *pl, size_t len, const struct kb_policy *pol)
 	while (i < h->plan.count && op[i].code != LK_E_SHIFT)
 		i++;
 	if (i == h->plan.count || kbb_symbol(pl, h, pol->base_sym, &sym) ||
-	    lk_link_open(&host, pl, len, "kit", &L))
+	    lk_link_open(&kb_core_host, pl, len, "kit", &L))
 		goto out;
 	lk_link_set_canonical(L);
 	lk_rng_init(&rng, zero, sizeof(zero));

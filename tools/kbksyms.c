@@ -19,26 +19,6 @@
 #include "kbint.h"
 #include "kbkallsyms.h"
 
-static void *ks_alloc(void *ctx, lk_size size)
-{
-	(void)ctx;
-	return calloc(1, size ? size : 1);
-}
-
-static void ks_free(void *ctx, void *p, lk_size size)
-{
-	(void)ctx;
-	(void)size;
-	free(p);
-}
-
-static void ks_log(void *ctx, int level, const char *msg)
-{
-	(void)ctx;
-	if (level <= LK_LOG_WARN)
-		fprintf(stderr, "linkkit: %s\n", msg);
-}
-
 /* Emitted kit symbols with a value, by name, for the matching. */
 struct ks_index {
 	uint32_t *head, *next; /* hash chains over symbol indices */
@@ -153,7 +133,7 @@ static uint32_t ks_chunk(const uint8_t *pl, const struct lk_payload_header *h,
 	return UINT32_MAX;
 }
 
-static int ks_link(uint8_t *pl, size_t len, struct lk_host *host, struct lk_link **L)
+static int ks_link(uint8_t *pl, size_t len, const struct lk_host *host, struct lk_link **L)
 {
 	static const uint8_t zero_seed[32];
 	struct lk_rng rng;
@@ -206,8 +186,6 @@ static int ks_place(struct kb_buf *buf, struct lk_payload_header *h, const struc
 int kb_ksyms_attach(struct kb_buf *buf, struct lk_payload_header *h, const char *map_path,
 		    const char *obj)
 {
-	struct lk_host host = { .alloc = ks_alloc, .free = ks_free, .log = ks_log,
-				.log_level = LK_LOG_WARN };
 	struct kb_ksyms k;
 	struct ks_index x = { 0 };
 	struct lk_link *L = NULL;
@@ -227,7 +205,7 @@ int kb_ksyms_attach(struct kb_buf *buf, struct lk_payload_header *h, const char 
 		goto out;
 	}
 	memcpy(buf->p, h, sizeof(*h));
-	if (ks_link(buf->p, buf->len, &host, &L))
+	if (ks_link(buf->p, buf->len, &kb_core_host, &L))
 		goto out;
 	x.sym = (const void *)(buf->p + h->symbols.off);
 	x.nsym = h->symbols.count;

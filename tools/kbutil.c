@@ -123,3 +123,30 @@ uint8_t *kb_slurp(const char *path, size_t *len, size_t max)
 	*len = (size_t)n;
 	return p;
 }
+
+void *kb_core_alloc(void *ctx, lk_size size)
+{
+	(void)ctx;
+	return calloc(1, size ? size : 1);
+}
+
+void kb_core_free(void *ctx, void *p, lk_size size)
+{
+	(void)ctx;
+	(void)size;
+	free(p);
+}
+
+static void kb_core_log(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	if (level <= LK_LOG_WARN)
+		fprintf(stderr, "linkkit: %s\n", msg);
+}
+
+const struct lk_host kb_core_host = {
+	.alloc = kb_core_alloc,
+	.free = kb_core_free,
+	.log = kb_core_log,
+	.log_level = LK_LOG_WARN,
+};

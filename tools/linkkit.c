@@ -20,19 +20,6 @@
 
 static struct lkc_capture *capture;
 
-static void *h_alloc(void *ctx, lk_size n)
-{
-	(void)ctx;
-	return calloc(1, n ? n : 1);
-}
-
-static void h_free(void *ctx, void *p, lk_size n)
-{
-	(void)ctx;
-	(void)n;
-	free(p);
-}
-
 static void h_log(void *ctx, int level, const char *line)
 {
 	(void)ctx;
@@ -62,8 +49,8 @@ static lk_size h_entropy(void *ctx, void *buf, lk_size len)
 }
 
 struct lk_host lkc_host = {
-	.alloc = h_alloc,
-	.free = h_free,
+	.alloc = kb_core_alloc,
+	.free = kb_core_free,
 	.log = h_log,
 	.entropy = h_entropy,
 	.log_level = LK_LOG_INFO,

@@ -643,14 +643,19 @@ static void plan_error(const char *name, void (*emit)(struct pb *, lk_u32),
 	free(b);
 }
 
+static void data_body(struct pb *b)
+{
+	pb_op(b, LK_S_SECTION, 0, 1, 0);
+	pb_op(b, LK_S_SLOT, 0, 1, 0);
+	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+}
+
 static void sec_body(struct pb *b, lk_u32 t)
 {
 	pb_op(b, LK_S_SECTION, 0, t, 0);
 	pb_op(b, LK_S_SLOT, 0, 0, 0);
 	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
-	pb_op(b, LK_S_SECTION, 0, 1, 0);
-	pb_op(b, LK_S_SLOT, 0, 1, 0);
-	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	data_body(b);
 }
 
 static void e_backwards(struct pb *b, lk_u32 t)
@@ -787,9 +792,7 @@ static void e_shift_in_section(struct pb *b, lk_u32 t)
 	pb_op(b, LK_S_DATA, 0, 8, 0);
 	pb_op(b, LK_S_SLOT, 0, 0, 0);
 	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
-	pb_op(b, LK_S_SECTION, 0, 1, 0);
-	pb_op(b, LK_S_SLOT, 0, 1, 0);
-	pb_op(b, LK_S_END_SECTION, 0, 0, 0);
+	data_body(b);
 }
 
 static void e_shift_step(struct pb *b, lk_u32 t)
@@ -799,23 +802,34 @@ static void e_shift_step(struct pb *b, lk_u32 t)
 	sec_body(b, t);
 }
 
-/* 0x1000000 + a shift of 0..3 steps of 2 MiB: every seed's .text is one
- * of those four, several seeds reach several, and lk_link_set_no_shift
- * keeps 0x1000000 with the same object order. */
+/* The plan fixture placed at 0x1000000 + 0..3 steps of 2 MiB. */
+static struct pb *shift_fixture(void)
+{
+	lk_u32 t, c1, c2;
+	struct pb *b = plan_fixture(&t, &c1, &c2);
+
+	pb_op(b, LK_E_CONST, 0, 0, 0x1000000);
+	pb_op(b, LK_E_SHIFT, 0, 3, 0x200000);
+	pb_op(b, LK_E_ADD, 0, 0, 0);
+	pb_op(b, LK_S_SET_DOT, 0, 0, 0);
+	sec_body(b, t);
+	return b;
+}
+
+/* Every seed's .text is one of the four places, several seeds reach
+ * several, and lk_link_set_no_shift keeps 0x1000000. */
 static void test_base_shift(void)
 {
-	lk_u32 t, c1, c2, seen = 0, bad = 0, seed;
+	lk_u32 seen = 0, bad = 0, seed;
 	struct linked k;
+	struct pb *b;
+	struct lk_rng r;
+	lk_u64 size, d;
+	lk_u8 *pl;
+	int rc;
 
 	for (seed = 1; seed <= 24; seed++) {
-		struct pb *b = plan_fixture(&t, &c1, &c2);
-		lk_u64 d;
-
-		pb_op(b, LK_E_CONST, 0, 0, 0x1000000);
-		pb_op(b, LK_E_SHIFT, 0, 3, 0x200000);
-		pb_op(b, LK_E_ADD, 0, 0, 0);
-		pb_op(b, LK_S_SET_DOT, 0, 0, 0);
-		sec_body(b, t);
+		b = shift_fixture();
 		do_link(b, seed, &k);
 		d = k.info.load_lo - 0x1000000;
 		if (k.rc || d % 0x200000 || d / 0x200000 > 3)
@@ -827,32 +841,20 @@ static void test_base_shift(void)
 	}
 	CHECK("base_shift_range", !bad && seen != 1 && (seen & ~0xfu) == 0,
 	      "%u bad links, shifts seen 0x%x", bad, seen);
-	{
-		struct pb *b = plan_fixture(&t, &c1, &c2);
-		struct lk_rng r;
-		lk_u64 size;
-		lk_u8 *pl;
-		int rc;
-
-		pb_op(b, LK_E_CONST, 0, 0, 0x1000000);
-		pb_op(b, LK_E_SHIFT, 0, 3, 0x200000);
-		pb_op(b, LK_E_ADD, 0, 0, 0);
-		pb_op(b, LK_S_SET_DOT, 0, 0, 0);
-		sec_body(b, t);
-		pl = pb_build(b, &size);
-		rc = lk_link_open(&th, pl, size, "kernel.kit", &k.L);
-		if (!rc) {
-			lk_link_set_no_shift(k.L);
-			rng_seed(&r, 7);
-			rc = lk_link_layout(k.L, &r);
-			lk_link_info(k.L, &k.info);
-			lk_link_close(k.L);
-		}
-		CHECK("base_shift_none", !rc && k.info.load_lo == 0x1000000,
-		      "rc %d, .text at 0x%llx", rc, (unsigned long long)k.info.load_lo);
-		free(pl);
-		free(b);
+	b = shift_fixture();
+	pl = pb_build(b, &size);
+	rc = lk_link_open(&th, pl, size, "kernel.kit", &k.L);
+	if (!rc) {
+		lk_link_set_no_shift(k.L);
+		rng_seed(&r, 7);
+		rc = lk_link_layout(k.L, &r);
+		lk_link_info(k.L, &k.info);
+		lk_link_close(k.L);
 	}
+	CHECK("base_shift_none", !rc && k.info.load_lo == 0x1000000,
+	      "rc %d, .text at 0x%llx", rc, (unsigned long long)k.info.load_lo);
+	free(pl);
+	free(b);
 }
 
 static void test_plan_errors(void)
