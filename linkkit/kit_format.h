@@ -1,5 +1,5 @@
 /*
- * On-disk link kit format: kit version 1, payload version 3.
+ * On-disk link kit format: kit version 1, payload version 6.
  * Little-endian throughout.
  * docs/kit-format.md is the user-facing description; keep both in step.
  *
@@ -25,10 +25,12 @@
 #define LK_KIT_MAGIC "LINKKIT\x1a" /* 8 bytes, no NUL */
 #define LK_KIT_VERSION 1
 #define LK_PAYLOAD_MAGIC 0x4c504b4cu /* "LKPL" */
-#define LK_PAYLOAD_VERSION 5 /* 2: COMDAT groups and LK_SYM_ALT;
+#define LK_PAYLOAD_VERSION 6 /* 2: COMDAT groups and LK_SYM_ALT;
 				3: lk_merge_class.shard, LK_PAYLOAD_F_LLD_MERGE;
 				4: 16-byte lk_reloc;
-				5: the ksyms table, LK_PAYLOAD_F_LINUX_KALLSYMS */
+				5: the ksyms table, LK_PAYLOAD_F_LINUX_KALLSYMS;
+				6: relocations as two u32 columns, addends
+				   in the data (the addends table) */
 /* Interned in every payload strtab; scanned for by the demo kernel. */
 #define LK_KIT_CANARY "relinkboot-kit-canary"
 
@@ -132,7 +134,7 @@ struct lk_payload_header {
 	struct lk_table outsecs;  /* struct lk_outsec */
 	struct lk_table phdrs;    /* struct lk_phdr */
 	struct lk_table symbols;  /* struct lk_symbol */
-	struct lk_table relocs;   /* struct lk_reloc */
+	struct lk_table relocs;   /* 8 bytes each: two u32 columns (below) */
 	struct lk_table plan;     /* struct lk_op */
 	struct lk_table mgroups;  /* struct lk_merge_group */
 	struct lk_table mclasses; /* struct lk_merge_class */
@@ -141,6 +143,7 @@ struct lk_payload_header {
 	struct lk_table data;     /* bytes; section contents */
 	struct lk_table comdats;  /* struct lk_comdat (version 2) */
 	struct lk_table ksyms;    /* bytes; LK_PAYLOAD_F_LINUX_KALLSYMS */
+	struct lk_table addends;  /* struct lk_reloc_addend (version 6) */
 };
 
 /* An input object. The table order is the canonical (command-line) order. */
@@ -269,36 +272,48 @@ struct lk_symbol {
 };
 
 /*
- * A relocation, already classified on the host: PLT32 became PC32, GOT
+ * Relocations, already classified on the host: PLT32 became PC32, GOT
  * forms were relaxed (or point into a synthesized GOT chunk), NONE dropped.
  * Types keep their psABI numbers; the boot side accepts 64, PC32, 32, 32S,
  * PC64, 16, PC16, 8, PC8 and rejects anything else.
  *
- * 16 bytes: the records are a fifth of a kernel's payload (the OpenBSD
- * GENERIC kit: 476,451 of them) and every boot reads them all, so they are
- * small but fixed-size (a byte stream of varints made each record wait on
- * the previous one: docs/bench.md). Offsets fit 32 bits because a chunk is
- * at most 1 GiB; symbol and type share a word as in ELF's r_info, so a kit
- * holds at most 2^24 symbols (`linkkit create` says so if not). Addends
- * keep 64 bits: kernels address their physical load with 32-bit fields
- * against high-half symbols (OpenBSD's and the demo's locore: addend
- * 0x80000000 + x).
+ * They are a third of a kernel's payload (Linux defconfig: 1,228,307) and
+ * every boot inflates and reads them all, so the table holds 8 bytes per
+ * relocation, as two columns of `count` u32 each (columns compress about
+ * twice as well as interleaved records: docs/bench.md):
+ *   [u32 delta[count]][u32 info[count]]
+ * delta: the relocation's offset in its chunk minus the previous one's
+ * (the chunk's first: minus 0), modulo 2^32; records need not be in
+ * offset order. info: symbol index << 8 | type, as ELF's r_info, so a kit
+ * holds at most 2^24 symbols (`linkkit create` says so if not). Decoding
+ * the offsets is a running sum in the loop that applies them.
+ *
+ * The addend is where ELF's REL format keeps it: in the field itself, in
+ * the chunk's data, sign-extended from the field's width (so a 64-bit field
+ * holds any addend). A relocation whose addend that cannot express (a
+ * 32-bit field of OpenBSD's locore, 0x80000000 + x against a high-half
+ * symbol) or whose field overlaps another relocation's has LK_RELOC_WIDE in
+ * its type byte and its addend in the addends table.
  */
-struct lk_reloc {
-	lk_u32 offset; /* within the chunk */
-	lk_u32 info;   /* symbol index << 8 | R_X86_64_* type */
+#define LK_RELOC_MAX_SYMS (1u << 24)
+#define LK_RELOC_WIDE 0x80u
+
+/* An addend the field cannot hold; sorted by `reloc`, each at most once. */
+struct lk_reloc_addend {
+	lk_u32 reloc;    /* index of the relocation (0..relocs.count-1) */
+	lk_u32 reserved; /* 0 */
 	lk_i64 addend;
 };
-#define LK_RELOC_MAX_SYMS (1u << 24)
+_Static_assert(sizeof(struct lk_reloc_addend) == 16, "addend record size");
 
-static inline lk_u32 lk_reloc_sym(const struct lk_reloc *r)
+static inline lk_u32 lk_reloc_info_sym(lk_u32 info)
 {
-	return r->info >> 8;
+	return info >> 8;
 }
 
-static inline lk_u32 lk_reloc_type(const struct lk_reloc *r)
+static inline lk_u32 lk_reloc_info_type(lk_u32 info)
 {
-	return r->info & 0xff;
+	return info & 0xff;
 }
 
 static inline lk_u32 lk_reloc_info(lk_u32 sym, lk_u32 type)

@@ -67,7 +67,8 @@ struct lk_link {
 	const struct lk_outsec *outsec;
 	const struct lk_phdr *phdr;
 	const struct lk_symbol *sym;
-	const struct lk_reloc *rel;
+	const lk_u32 *rel_delta, *rel_info; /* the relocs table's columns */
+	const struct lk_reloc_addend *radd;
 	const struct lk_op *plan;
 	const struct lk_merge_group *mgroup;
 	const struct lk_merge_class *mclass;
@@ -77,7 +78,7 @@ struct lk_link {
 	const struct lk_comdat *comdat;
 	const lk_u8 *ksyms; /* LK_PAYLOAD_F_LINUX_KALLSYMS, else LK_NULL */
 	lk_u32 nobj, nchunk, nslot, nout, nphdr, nsym, nrel, nop, nmg, nmc,
-		nmref, nstr, ndata, ncomdat, nksyms;
+		nmref, nstr, ndata, ncomdat, nksyms, nradd;
 	/* The ksyms table, checked by lk_link_open. */
 	struct lk_ksym_blob kblob;
 	const lk_u8 *kref; /* n little-endian u32 symbol indices */
@@ -195,8 +196,6 @@ static inline int lk_reloc_width(lk_u32 type)
 	return type < LK_RELOC_NTYPES ? lk_reloc_widths[type] : 0;
 }
 const char *lk_reloc_name(lk_u32 type);
-int lk_reloc_apply(const struct lk_link *L, lk_u32 chunk, lk_u32 r,
-		   lk_u8 *loc, lk_u32 *nerr);
 void lk_reloc_chunk_apply(const struct lk_link *L, lk_u32 chunk, lk_u8 *p,
 			  lk_u32 *nerr);
 

@@ -120,7 +120,10 @@ static int lk_open_tables(struct lk_link *L)
 	L->outsec = lk_table(L, &hd->outsecs, sizeof(*L->outsec), 8, "outsecs", &L->nout);
 	L->phdr = lk_table(L, &hd->phdrs, sizeof(*L->phdr), 4, "phdrs", &L->nphdr);
 	L->sym = lk_table(L, &hd->symbols, sizeof(*L->sym), 8, "symbols", &L->nsym);
-	L->rel = lk_table(L, &hd->relocs, sizeof(*L->rel), 8, "relocs", &L->nrel);
+	L->rel_delta = lk_table(L, &hd->relocs, 8, 4, "relocs", &L->nrel);
+	L->rel_info = L->rel_delta ? L->rel_delta + L->nrel : LK_NULL;
+	L->radd = lk_table(L, &hd->addends, sizeof(*L->radd), 8, "addends",
+			   &L->nradd);
 	L->plan = lk_table(L, &hd->plan, sizeof(*L->plan), 8, "plan", &L->nop);
 	L->mgroup = lk_table(L, &hd->mgroups, sizeof(*L->mgroup), 8, "mgroups", &L->nmg);
 	L->mclass = lk_table(L, &hd->mclasses, sizeof(*L->mclass), 4, "mclasses", &L->nmc);
@@ -131,7 +134,7 @@ static int lk_open_tables(struct lk_link *L)
 			     &L->ncomdat);
 	L->ksyms = lk_table(L, &hd->ksyms, 1, 4, "ksyms", &L->nksyms);
 	if (!L->obj || !L->chunk || !L->slot || !L->outsec || !L->phdr ||
-	    !L->sym || !L->rel || !L->plan || !L->mgroup || !L->mclass ||
+	    !L->sym || !L->rel_delta || !L->radd || !L->plan || !L->mgroup || !L->mclass ||
 	    !L->mref || !L->str || !L->data || !L->comdat || !L->ksyms)
 		return 0;
 	/* Names are read as C strings: the table must end in a NUL. */
@@ -228,6 +231,23 @@ static int lk_check_chunk_relocs(struct lk_link *L, lk_u32 i)
 		       lk_chunk_obj_name(L, i), lk_str(L, c->name),
 		       c->reloc_first, c->reloc_count);
 		return 0;
+	}
+	return 1;
+}
+
+/* Addends the fields cannot hold: a binary search finds them, so they
+ * must be sorted, each relocation at most once. */
+static int lk_check_addends(struct lk_link *L)
+{
+	for (lk_u32 i = 0; i < L->nradd; i++) {
+		const struct lk_reloc_addend *a = &L->radd[i];
+
+		if (a->reloc >= L->nrel || a->reserved ||
+		    (i && a->reloc <= L->radd[i - 1].reloc)) {
+			LK_ERR(L, "%s: addends entry %u (relocation %u) is out "
+			       "of order or range", L->name, i, a->reloc);
+			return 0;
+		}
 	}
 	return 1;
 }
@@ -575,7 +595,7 @@ static lk_u32 lk_max3(lk_u32 a, lk_u32 b, lk_u32 c)
 static int lk_link_validate(struct lk_link *L)
 {
 	if (!lk_open_header(L) || !lk_open_tables(L) || !lk_check_objects(L) ||
-	    !lk_check_comdats(L) || !lk_check_slots(L) ||
+	    !lk_check_comdats(L) || !lk_check_addends(L) || !lk_check_slots(L) ||
 	    !lk_check_outsecs(L) || !lk_check_chunks_syms(L) ||
 	    !lk_merge_check(L) || !lk_check_plan(L) ||
 	    !lk_linux_kallsyms_open(L))

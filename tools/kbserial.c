@@ -291,52 +291,150 @@ static void build_data(struct kb *b, struct kb_buf *data)
 	}
 }
 
-/* One 16-byte record (kit_format.h); what does not fit it is an error
- * naming the relocation's place, not a silently truncated field. */
-static void add_reloc(struct kb *b, struct lk_reloc **v, size_t *n, const char *where,
-		      uint64_t off, uint32_t type, uint32_t sym, int64_t add)
+/* The relocs table's columns and the addends table (kit_format.h). */
+struct relocs_out {
+	uint32_t *delta, *info;
+	struct lk_reloc_addend *wide;
+	size_t n, nwide;
+};
+
+/* Bytes of the field a kit relocation type patches (0: none known). */
+static int reloc_width(uint32_t type)
 {
-	if (off > UINT32_MAX || sym >= LK_RELOC_MAX_SYMS || type > 0xff) {
+	switch (type) {
+	case R_X86_64_64:
+	case R_X86_64_PC64:
+		return 8;
+	case R_X86_64_PC32:
+	case R_X86_64_32:
+	case R_X86_64_32S:
+		return 4;
+	case R_X86_64_16:
+	case R_X86_64_PC16:
+		return 2;
+	case R_X86_64_8:
+	case R_X86_64_PC8:
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether a field of w bytes holds `add` sign-extended. */
+static int addend_fits(int64_t add, int w)
+{
+	return w == 8 || (add >= -(INT64_C(1) << (8 * w - 1)) &&
+			  add < (INT64_C(1) << (8 * w - 1)));
+}
+
+/* One relocation of chunk c at offset off. Its addend goes into its
+ * field in the chunk's data when the field holds it and no other field
+ * of the chunk overlaps it (cover: relocations per byte, capped at 2);
+ * else into the addends table. What does not fit a record is an error
+ * naming the relocation's place, not a silently truncated field. */
+static void add_reloc(struct kb *b, struct relocs_out *v, struct kb_buf *data,
+		      size_t c, const uint8_t *cover, const char *where,
+		      uint64_t off, uint32_t type, uint32_t sym, int64_t add,
+		      uint64_t *prev)
+{
+	const struct lk_chunk *ch = &b->chunks[c];
+	int w = reloc_width(type), inplace = cover != NULL && w > 0 &&
+					      off <= ch->size && ch->size - off >= (uint64_t)w;
+
+	if (off > UINT32_MAX || sym >= LK_RELOC_MAX_SYMS || type >= LK_RELOC_WIDE) {
 		kb_err(b, "%s+0x%llx: relocation type %u against symbol %u does not fit "
 		       "a kit relocation (offset < 4 GiB, fewer than 2^24 symbols)",
 		       where, (unsigned long long)off, type, sym);
 		return;
 	}
-	*v = kb_xgrow(*v, *n, sizeof(**v));
-	(*v)[*n] = (struct lk_reloc){ (uint32_t)off, lk_reloc_info(sym, type), add };
-	(*n)++;
+	for (int k = 0; inplace && k < w; k++)
+		inplace = cover[off + k] == 1;
+	inplace = inplace && addend_fits(add, w);
+	if (inplace) {
+		for (int k = 0; k < w; k++)
+			data->p[ch->data_off + off + k] = (uint8_t)((uint64_t)add >> (8 * k));
+	} else {
+		v->wide = kb_xgrow(v->wide, v->nwide, sizeof(*v->wide));
+		v->wide[v->nwide++] = (struct lk_reloc_addend){ (uint32_t)v->n, 0, add };
+		type |= LK_RELOC_WIDE;
+	}
+	v->delta = kb_xgrow(v->delta, v->n, sizeof(*v->delta));
+	v->info = kb_xgrow(v->info, v->n, sizeof(*v->info));
+	v->delta[v->n] = (uint32_t)(off - *prev);
+	v->info[v->n] = lk_reloc_info(sym, type);
+	*prev = off;
+	v->n++;
 }
 
-static void put_relocs(struct kb *b, struct out *o)
+/* Relocations per byte of a chunk with contents (NULL: none to cover). */
+static uint8_t *reloc_cover(const struct kb *b, size_t c, const struct kb_reloc *k,
+			    size_t n)
 {
-	struct lk_reloc *v = NULL;
-	size_t n = 0;
+	const struct lk_chunk *ch = &b->chunks[c];
+	uint8_t *cover;
+
+	if (n == 0 || (ch->flags & (LK_CHUNK_NOBITS | LK_CHUNK_MERGE | LK_CHUNK_GAP)))
+		return NULL;
+	cover = kb_xcalloc(ch->size ? ch->size : 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w = (uint64_t)reloc_width(k[i].type);
+
+		for (uint64_t at = k[i].offset; at < ch->size && at < k[i].offset + w; at++)
+			cover[at] += cover[at] < 2;
+	}
+	return cover;
+}
+
+static void put_chunk_relocs(struct kb *b, struct relocs_out *v, struct kb_buf *data,
+			     size_t c)
+{
+	const struct kb_inref *r = &b->inref[b->chunk_input[c]];
+	uint64_t prev = 0;
 	char where[512];
 
-	for (size_t c = 0; c < b->nchunks; c++) {
-		const struct kb_inref *r = &b->inref[b->chunk_input[c]];
+	if (r->sec != NONE) {
+		const struct kb_obj *ob = &b->objs[r->obj];
+		const struct kb_sec *s = &ob->secs[r->sec];
+		const struct kb_reloc *k = &b->relocs[s->reloc_first];
+		uint8_t *cover = reloc_cover(b, c, k, s->reloc_count);
 
-		b->chunks[c].reloc_first = (uint32_t)n;
-		if (r->sec != NONE) {
-			const struct kb_obj *ob = &b->objs[r->obj];
-			const struct kb_sec *s = &ob->secs[r->sec];
+		snprintf(where, sizeof(where), "%s(%s)", ob->name, s->name);
+		for (uint32_t i = 0; i < s->reloc_count; i++)
+			add_reloc(b, v, data, c, cover, where, k[i].offset, k[i].type,
+				  k[i].sym, k[i].addend, &prev);
+		free(cover);
+	} else if (b->chunk_input[c] == b->got_input) {
+		/* One 8-byte slot per entry: no field overlaps another. */
+		uint8_t *cover = kb_xcalloc(b->chunks[c].size + 1, 1);
 
-			snprintf(where, sizeof(where), "%s(%s)", ob->name, s->name);
-			for (uint32_t i = 0; i < s->reloc_count; i++) {
-				const struct kb_reloc *k = &b->relocs[s->reloc_first + i];
-
-				add_reloc(b, &v, &n, where, k->offset, k->type, k->sym,
-					  k->addend);
-			}
-		} else if (b->chunk_input[c] == b->got_input) {
-			for (size_t g = 0; g < b->ngot; g++)
-				add_reloc(b, &v, &n, "<got>(.got)", 8 * g, R_X86_64_64,
-					  b->got_syms[g], 0);
-		}
-		b->chunks[c].reloc_count = (uint32_t)n - b->chunks[c].reloc_first;
+		memset(cover, 1, b->chunks[c].size);
+		for (size_t g = 0; g < b->ngot; g++)
+			add_reloc(b, v, data, c, cover, "<got>(.got)", 8 * g,
+				  R_X86_64_64, b->got_syms[g], 0, &prev);
+		free(cover);
 	}
-	put_table(o, &o->h.relocs, v, n, sizeof(*v));
-	free(v);
+}
+
+static void put_relocs(struct kb *b, struct out *o, struct kb_buf *data)
+{
+	struct relocs_out v = { 0 };
+	uint32_t *cols;
+
+	for (size_t c = 0; c < b->nchunks; c++) {
+		b->chunks[c].reloc_first = (uint32_t)v.n;
+		put_chunk_relocs(b, &v, data, c);
+		b->chunks[c].reloc_count = (uint32_t)v.n - b->chunks[c].reloc_first;
+	}
+	cols = kb_xcalloc(v.n ? 2 * v.n : 1, sizeof(*cols));
+	if (v.n) {
+		memcpy(cols, v.delta, v.n * sizeof(*cols));
+		memcpy(cols + v.n, v.info, v.n * sizeof(*cols));
+	}
+	put_table(o, &o->h.relocs, cols, v.n, 2 * sizeof(*cols));
+	put_table(o, &o->h.addends, v.wide, v.nwide, sizeof(*v.wide));
+	free(cols);
+	free(v.delta);
+	free(v.info);
+	free(v.wide);
 }
 
 static void put_symbols(struct kb *b, struct out *o)
@@ -419,7 +517,7 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 	kb_buf_add(&o.buf, NULL, sizeof(o.h));
 	put_objects(b, &o);
 	build_data(b, &data);
-	put_relocs(b, &o);
+	put_relocs(b, &o, &data);
 	if (b->errors) {
 		free(data.p);
 		free(o.buf.p);

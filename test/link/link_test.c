@@ -1154,6 +1154,10 @@ static void test_reloc_types(void)
 		{ LK_R_X86_64_8, 0x100, 0, 0 },
 		{ LK_R_X86_64_PC8, 0x1000, 0x88, 1 },
 		{ LK_R_X86_64_PC8, 0x1000, 0x200, 0 },
+		/* Addends no field holds (the addends table): OpenBSD's
+		 * locore addresses its physical load this way. */
+		{ LK_R_X86_64_32, 0xffffffff80001000ull, 0x80000000ll, 1 },
+		{ LK_R_X86_64_32S, 0, 0x7fffffffll + 1, 0 },
 	};
 	const int n = sizeof(rc) / sizeof(rc[0]);
 	struct pb *b = pb_new();
@@ -1409,7 +1413,8 @@ static void bad_record(const char *name, mutator m, const char *needle)
 #define HDR(p) ((struct lk_payload_header *)(p))
 #define CHUNK(p, i) ((struct lk_chunk *)((p) + HDR(p)->chunks.off) + (i))
 #define SYM(p, i) ((struct lk_symbol *)((p) + HDR(p)->symbols.off) + (i))
-#define REL(p, i) ((struct lk_reloc *)((p) + HDR(p)->relocs.off) + (i))
+#define RDELTA(p, i) ((lk_u32 *)((p) + HDR(p)->relocs.off) + (i))
+#define RINFO(p, i) ((lk_u32 *)((p) + HDR(p)->relocs.off) + HDR(p)->relocs.count + (i))
 
 static void m_trunc(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)p; *s -= 1; }
 static void m_tiny(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)p; *s = 20; }
@@ -1426,9 +1431,12 @@ static void m_dataoff(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f-
 static void m_symref(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; SYM(p, f->y_afn)->ref = 1000; }
 static void m_symkind(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; SYM(p, f->y_afn)->kind = 9; }
 static void m_entry(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; HDR(p)->entry_sym = 77; }
-static void m_reloff(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 1)->offset = 7; }
-static void m_reltype(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 0)->info = (REL(p, 0)->info & ~0xffu) | 9; }
-static void m_relsym(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; REL(p, 0)->info = lk_reloc_info(5000, lk_reloc_type(REL(p, 0))); }
+static void m_reloff(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; *RDELTA(p, 1) = 7; } /* reloc 0 is at 0 */
+static void m_reltype(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; *RINFO(p, 0) = (*RINFO(p, 0) & ~0xffu) | 9; }
+static void m_relsym(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; *RINFO(p, 0) = lk_reloc_info(5000, lk_reloc_info_type(*RINFO(p, 0))); }
+static void m_relwide(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; *RINFO(p, 0) |= LK_RELOC_WIDE; }
+/* The relocs table read as an addends entry: reserved is delta[1], 4. */
+static void m_addends(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; HDR(p)->addends = (struct lk_table){ HDR(p)->relocs.off, 1 }; }
 static void m_relrange(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->reloc_count = 50; }
 static void m_strnul(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)f; (void)s; p[HDR(p)->strtab.off + HDR(p)->strtab.count - 1] = 'x'; }
 static void m_name(struct fix *f, lk_u8 *p, lk_u64 *s) { (void)s; CHUNK(p, f->c_a)->name = 0xfffff; }
@@ -1459,6 +1467,8 @@ static void test_validation(void)
 	bad_record("valid_reloc_offset", m_reloff, "a.o(.text+0x7): bad relocation (type 11");
 	bad_record("valid_reloc_type", m_reltype, "a.o(.text+0x0): bad relocation (type 9");
 	bad_record("valid_reloc_symbol", m_relsym, "a.o(.text+0x0): bad relocation (type 2, symbol 5000)");
+	bad_record("valid_reloc_wide", m_relwide, "a.o(.text+0x0): bad relocation (type 130, symbol");
+	bad_payload("valid_addends", m_addends, "addends entry 0 (relocation 0) is out of order or range");
 	bad_payload("valid_reloc_range", m_relrange, "a.o(.text): bad relocation range");
 	bad_payload("valid_strtab_nul", m_strnul, "not NUL-terminated");
 	bad_payload("valid_name_offset", m_name, "chunk 2: name offset 0xfffff");

@@ -106,15 +106,46 @@ void pb_reloc(struct pb *b, lk_u32 chunk, lk_u64 off, lk_u32 type, lk_u32 sym,
 	      lk_i64 addend)
 {
 	struct lk_chunk *c = &b->chunk[chunk];
-	struct lk_reloc *r = &b->rel[b->nrel];
+	struct pb_reloc *r = &b->rel[b->nrel];
 
 	if (c->reloc_count == 0)
 		c->reloc_first = b->nrel;
 	c->reloc_count++;
-	r->offset = (lk_u32)off;
+	r->chunk = chunk;
+	r->off = off;
 	r->info = lk_reloc_info(sym, type);
 	r->addend = addend;
 	b->nrel++;
+}
+
+/* The relocs table's columns, the addends in their fields (in b->data)
+ * where they fit, the rest in the addends table (kit_format.h). */
+static lk_u32 pb_encode_relocs(struct pb *b, lk_u32 *cols,
+			       struct lk_reloc_addend *wide)
+{
+	lk_u32 nwide = 0;
+
+	for (lk_u32 i = 0; i < b->nrel; i++) {
+		const struct pb_reloc *r = &b->rel[i];
+		const struct lk_chunk *c = &b->chunk[r->chunk];
+		lk_u32 type = lk_reloc_info_type(r->info);
+		int w = lk_reloc_width(type);
+		lk_i64 lim = w >= 1 && w < 8 ? (lk_i64)1 << (8 * w - 1) : 0;
+		int fits = w == 8 || (w && r->addend >= -lim && r->addend < lim);
+
+		cols[i] = (lk_u32)(r->off - (i == c->reloc_first ? 0 : b->rel[i - 1].off));
+		if (fits && !(c->flags & (LK_CHUNK_NOBITS | LK_CHUNK_GAP | LK_CHUNK_MERGE)) &&
+		    r->off + (lk_u64)w <= c->size) {
+			for (int k = 0; k < w; k++)
+				b->data[c->data_off + r->off + k] =
+					(lk_u8)((lk_u64)r->addend >> (8 * k));
+			cols[b->nrel + i] = r->info;
+			continue;
+		}
+		cols[b->nrel + i] = r->info | LK_RELOC_WIDE;
+		wide[nwide++] = (struct lk_reloc_addend){ i, 0, r->addend };
+	}
+	return nwide;
 }
 
 void pb_op(struct pb *b, lk_u16 code, lk_u16 flags, lk_u32 arg, lk_u64 imm)
@@ -149,7 +180,12 @@ lk_u8 *pb_build(struct pb *b, lk_u64 *size)
 	pb_put(out, &pos, &h->outsecs, b->outsec, b->nout, sizeof(b->outsec[0]));
 	pb_put(out, &pos, &h->phdrs, b->phdr, b->nphdr, sizeof(b->phdr[0]));
 	pb_put(out, &pos, &h->symbols, b->sym, b->nsym, sizeof(b->sym[0]));
-	pb_put(out, &pos, &h->relocs, b->rel, b->nrel, sizeof(b->rel[0]));
+	lk_u32 cols[2 * PB_MAX];
+	struct lk_reloc_addend wide[PB_MAX];
+	lk_u32 nwide = pb_encode_relocs(b, cols, wide);
+
+	pb_put(out, &pos, &h->relocs, cols, b->nrel, 8);
+	pb_put(out, &pos, &h->addends, wide, nwide, sizeof(wide[0]));
 	pb_put(out, &pos, &h->plan, b->op, b->nop, sizeof(b->op[0]));
 	pb_put(out, &pos, &h->mgroups, b->mg, b->nmg, sizeof(b->mg[0]));
 	pb_put(out, &pos, &h->mclasses, b->mc, b->nmc, sizeof(b->mc[0]));

@@ -18,6 +18,14 @@
 #define PB_STR 8192
 #endif
 
+/* A relocation as a test states it; pb_build encodes the kit's columns
+ * and puts the addend in the field (or the addends table). */
+struct pb_reloc {
+	lk_u32 chunk, info;
+	lk_u64 off;
+	lk_i64 addend;
+};
+
 struct pb {
 	struct lk_payload_header hdr;
 	struct lk_object obj[PB_MAX];
@@ -26,7 +34,7 @@ struct pb {
 	struct lk_outsec outsec[PB_MAX];
 	struct lk_phdr phdr[40];
 	struct lk_symbol sym[PB_MAX];
-	struct lk_reloc rel[PB_MAX];
+	struct pb_reloc rel[PB_MAX];
 	struct lk_op op[PB_MAX];
 	struct lk_merge_group mg[PB_MAX];
 	struct lk_merge_class mc[PB_MAX];

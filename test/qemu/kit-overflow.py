@@ -11,14 +11,15 @@ stop the write) and only then fails with `relocation R_X86_64_8 out of
 range`. The leak test boots it to prove a
 failed relink leaves nothing behind in the fallback kernel's memory.
 The header sizes and SHA-256 are recomputed. Layouts follow
-linkkit/kit_format.h (kit version 1).
+linkkit/kit_format.h (kit version 1, payload version 6: the relocs table is
+a column of offset deltas, then a column of infos, u32 each).
 """
 import struct
 import sys
 
 from kitedit import RELOCS_TABLE, open_kit, repack, table
 
-RELOC = struct.Struct("<IIq")  # struct lk_reloc: offset, sym << 8 | type, addend
+INFO = struct.Struct("<I")  # sym << 8 | type, in the relocs table's second column
 R_64, R_32, R_32S, R_8 = 1, 10, 11, 14
 
 
@@ -33,14 +34,14 @@ def main():
     kit, fields, payload = open_kit(src, "kit-overflow")
     payload = bytearray(payload)
     off, count = table(payload, RELOCS_TABLE)
-    if off + count * RELOC.size > len(payload):
+    if off + count * 8 > len(payload):
         die(f"{src}: relocation table outside the payload")
     for i in range(count):
-        rec = off + i * RELOC.size
-        r_off, r_info, r_add = RELOC.unpack_from(payload, rec)
+        rec = off + 4 * count + 4 * i
+        (r_info,) = INFO.unpack_from(payload, rec)
         r_type, r_sym = r_info & 0xFF, r_info >> 8
         if r_type in (R_64, R_32, R_32S):
-            RELOC.pack_into(payload, rec, r_off, r_sym << 8 | R_8, r_add)
+            INFO.pack_into(payload, rec, r_sym << 8 | R_8)
             break
     else:
         die(f"{src}: no absolute relocation to narrow")
