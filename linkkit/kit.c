@@ -59,11 +59,11 @@ static const char *lk_kit_segments(struct lk_kit *out, const lk_u8 *z,
 	return LK_NULL;
 }
 
-int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
-		const char *name, struct lk_kit *out)
+/* The header's fields against kit_size; fills out's whole-stream view. */
+static int lk_kit_header(const struct lk_host *h, const void *kit,
+			 lk_u64 kit_size, const char *name, struct lk_kit *out)
 {
 	struct lk_kit_header hd;
-	lk_u8 sum[32];
 
 	lk_memset(out, 0, sizeof(*out));
 	if (kit_size < sizeof(hd))
@@ -84,17 +84,23 @@ int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
 	    hd.payload_size > LK_MAX_SIZE || hd.payload_zsize != (lk_size)hd.payload_zsize)
 		return lk_kit_fail(h, name, "payload size out of range "
 				   "(truncated kit?)", LK_ERR_FORMAT);
-	lk_sha256((const lk_u8 *)kit + sizeof(hd), (lk_size)hd.payload_zsize, sum);
-	if (lk_memcmp(sum, hd.payload_sha256, 32) != 0)
-		return lk_kit_fail(h, name, "SHA-256 of the payload does not "
-				   "match the header", LK_ERR_HASH);
+	out->hashed = (const lk_u8 *)kit + sizeof(hd);
+	out->hashed_size = hd.payload_zsize;
+	lk_memcpy(out->sha256, hd.payload_sha256, 32);
 	out->zdata = (const lk_u8 *)kit + sizeof(hd);
 	out->zsize = hd.payload_zsize;
 	out->payload_size = hd.payload_size;
 	out->flags = hd.flags;
 	out->nseg = 1;
+	return LK_OK;
+}
+
+/* The record and the segment index at the end of the hashed bytes. */
+static int lk_kit_tail(const struct lk_host *h, const char *name,
+		       struct lk_kit *out)
+{
 	/* The record is last: off the end before the segment index. */
-	if (hd.flags & LK_KIT_F_PROV) {
+	if (out->flags & LK_KIT_F_PROV) {
 		const char *why = lk_kit_prov_split(out);
 
 		if (why) {
@@ -102,7 +108,7 @@ int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
 			return lk_kit_fail(h, name, why, LK_ERR_FORMAT);
 		}
 	}
-	if (hd.flags & LK_KIT_F_SEGMENTS) {
+	if (out->flags & LK_KIT_F_SEGMENTS) {
 		const char *why = lk_kit_segments(out, out->zdata, out->zsize,
 						  out->payload_size);
 
@@ -112,6 +118,47 @@ int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
 		}
 	}
 	return LK_OK;
+}
+
+int lk_kit_open_unhashed(const struct lk_host *h, const void *kit,
+			 lk_u64 kit_size, const char *name, struct lk_kit *out)
+{
+	int rc = lk_kit_header(h, kit, kit_size, name, out);
+
+	return rc != LK_OK ? rc : lk_kit_tail(h, name, out);
+}
+
+void lk_kit_hash(const struct lk_kit *kit, lk_u8 sum[32])
+{
+	lk_sha256(kit->hashed, (lk_size)kit->hashed_size, sum);
+}
+
+int lk_kit_check_hash(const struct lk_host *h, const struct lk_kit *kit,
+		      const char *name, const lk_u8 sum[32])
+{
+	if (lk_memcmp(sum, kit->sha256, 32) != 0)
+		return lk_kit_fail(h, name, "SHA-256 of the payload does not "
+				   "match the header", LK_ERR_HASH);
+	return LK_OK;
+}
+
+/* The hash comes before the record and the segment index are parsed:
+ * a damaged kit is reported as such, whichever byte is damaged. */
+int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
+		const char *name, struct lk_kit *out)
+{
+	lk_u8 sum[32];
+	int rc = lk_kit_header(h, kit, kit_size, name, out);
+
+	if (rc == LK_OK) {
+		lk_kit_hash(out, sum);
+		rc = lk_kit_check_hash(h, out, name, sum);
+	}
+	if (rc == LK_OK)
+		rc = lk_kit_tail(h, name, out);
+	if (rc != LK_OK)
+		lk_memset(out, 0, sizeof(*out));
+	return rc;
 }
 
 int lk_kit_inflate(const struct lk_host *h, const struct lk_kit *kit,

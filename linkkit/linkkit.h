@@ -168,11 +168,29 @@ struct lk_kit {
 	const lk_u8 *prov;  /* LK_KIT_F_PROV: the record (kit_prov.c), checked
 			       by lk_kit_open; LK_NULL without */
 	lk_u64 prov_size;
+	/* What the header's SHA-256 covers (stream, segment index, record),
+	 * and that hash: lk_kit_hash, lk_kit_check_hash. */
+	const lk_u8 *hashed;
+	lk_u64 hashed_size;
+	lk_u8 sha256[32];
 };
 /* Checks magic, version, sizes against kit_size, and the SHA-256.
  * `name` (e.g. the path) is used in error lines. */
 int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
 		const char *name, struct lk_kit *out);
+/* lk_kit_open without the SHA-256, for a stage that hashes while it
+ * inflates (efi/mp.c): it must then lk_kit_hash the kit and pass
+ * lk_kit_check_hash before it reads a byte of the payload. The segment
+ * index and the record it reads from unhashed bytes are bounds-checked
+ * like everything else. */
+int lk_kit_open_unhashed(const struct lk_host *h, const void *kit,
+			 lk_u64 kit_size, const char *name, struct lk_kit *out);
+/* The SHA-256 of what the header's covers. No logging, no shared state:
+ * may run on any processor while others inflate. */
+void lk_kit_hash(const struct lk_kit *kit, lk_u8 sum[32]);
+/* Compares sum with the header's; the error line is logged here. */
+int lk_kit_check_hash(const struct lk_host *h, const struct lk_kit *kit,
+		      const char *name, const lk_u8 sum[32]);
 /* Inflates into dst (payload_size bytes) and checks the produced size. */
 int lk_kit_inflate(const struct lk_host *h, const struct lk_kit *kit,
 		   const char *name, void *dst, lk_u64 dst_size);

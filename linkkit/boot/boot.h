@@ -54,7 +54,10 @@ struct lk_boot_ops {
 	 * or -1 with one line. hdr: the bytes holding a Multiboot2 header. */
 	int (*settle)(struct lk_boot *b, struct lk_kernel *k, const void *hdr,
 		      lk_u64 hdr_size);
-	/* Optional: lk_kit_inflate / lk_link_write with more processors. */
+	/* Optional: lk_kit_inflate / lk_link_write with more processors.
+	 * A stage's inflate gets the kit from lk_kit_open_unhashed and
+	 * must pass lk_kit_check_hash before it returns 0 (it hashes on
+	 * one processor while the others inflate). */
 	int (*inflate)(struct lk_boot *b, const struct lk_kit *kit,
 		       const char *name, void *dst, lk_u64 size);
 	int (*write)(struct lk_boot *b, struct lk_link *L, void *dst,
