@@ -13,6 +13,13 @@ $(B)/bench/bench: bench/bench.c $(BENCH_CORE_OBJS) $(LINKKIT_HDRS)
 	  $(BENCH_CORE_OBJS) -lz $(if $(BENCH_LIBDEFLATE),-ldeflate) -lpthread
 ALL += $(B)/bench/bench
 
+# The same bench on the BIOS stage's own i386 objects, one processor.
+$(B)/bench/bench-bios: bench/bench.c $(LINKKIT_FS32_OBJS) $(LINKKIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) -m32 $(HOST_CFLAGS) -DBENCH_BIOS -no-pie -fno-pie -I linkkit -o $@ bench/bench.c \
+	  $(LINKKIT_FS32_OBJS) -lpthread
+ALL += $(B)/bench/bench-bios
+
 $(B)/bench/run-bench: bench/run.sh $(OBSD_REAL)/kit.done
 	@mkdir -p $(@D)
 	{ echo '#!/bin/sh'; echo 'cd $(CURDIR) && exec bench/run.sh $(abspath $(B))'; } >$@

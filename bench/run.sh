@@ -34,6 +34,7 @@ set -u
 B=${1:-build}
 LK=$B/tools/linkkit
 BIN=$B/bench/bench
+BIN_BIOS=$B/bench/bench-bios
 C=${BENCH_CACHE:-cache}
 W=$B/bench/work
 RUNS=${BENCH_RUNS:-7}
@@ -50,6 +51,50 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 verdict() { python3 -c "import sys; v=float(sys.argv[1]); t=float(sys.argv[3]); ok = v>=t if sys.argv[2]=='ge' else v<t; print('met' if ok else 'MISSED')" "$1" "$2" "$3"; }
 # The paired ld.lld ratio target (issue 6: 6x; issue 16: 8x).
 LLD_TARGET=${BENCH_LLD_TARGET:-8}
+
+# Issue 28's view: the relink on one processor, as the BIOS stage runs
+# it (its i386 objects, bench-bios) and as the UEFI stage would with one
+# CPU (x86-64, the bench's -1cpu phases), against the two-processor relink
+# and libdeflate. OUT: bench's output, BIOS: bench-bios's.
+one_cpu_table() {
+	local out=$1 bios=$2 gzms r p
+	gzms=$(phase "$out" libdeflate-gunzip | cut -d' ' -f1)
+	echo
+	echo "One processor (issue 28): the BIOS stage's own i386 objects (\`bench-bios\`: -m32," \
+		"-mgeneral-regs-only, SHA-NI when the CPU has it: SHA-NI used $(kv "$bios" sha256_ni))" \
+		"and the UEFI stage's x86-64 objects on one thread; median ms of $RUNS runs."
+	echo
+	echo "| phase | BIOS stage (i386) | UEFI stage, one CPU (x86-64) |"
+	echo "|---|---:|---:|"
+	echo "| verify (the stage's SHA-256) | $(phase "$bios" verify | cut -d' ' -f1) | $(phase "$out" verify-1cpu | cut -d' ' -f1) |"
+	echo "| inflate | $(phase "$bios" inflate | cut -d' ' -f1) | $(phase "$out" inflate-1cpu | cut -d' ' -f1) |"
+	for p in parse place; do
+		echo "| $p | $(phase "$bios" $p | cut -d' ' -f1) | $(phase "$out" $p | cut -d' ' -f1) |"
+	done
+	echo "| write | $(phase "$bios" write | cut -d' ' -f1) | $(phase "$out" write-1cpu | cut -d' ' -f1) |"
+	echo "| relink | $(kv "$bios" relink_ms) | $(kv "$out" relink_1cpu_ms) |"
+	echo
+	echo "| target (issue 28) | measured | verdict |"
+	echo "|---|---:|---|"
+	if [ -n "$gzms" ] && [ -n "$(kv "$bios" relink_ms)" ]; then
+		r=$(ratio "$(kv "$bios" relink_ms)" "$gzms")
+		echo "| one-processor relink, the BIOS stage's objects and hash, <= 1.0x libdeflate (medians of the same \`make bench\`) | $r x | $(verdict "$r" lt 1.0001) |"
+	fi
+	if [ -n "$(kv "$out" relink_1cpu_over_gunzip_median)" ]; then
+		r=$(kv "$out" relink_1cpu_over_gunzip_median)
+		echo "| same, the UEFI stage's x86-64 objects on one CPU (per-run pairs) | $r x | $(verdict "$r" lt 1.0001) |"
+		r=$(kv "$out" relink_over_gunzip_median)
+		echo "| two-processor relink <= 0.6x libdeflate (per-run pairs) | $r x | $(verdict "$r" lt 0.6001) |"
+		r=$(kv "$out" kit_over_gz)
+		echo "| kit <= 1.0x the gzip -9 prelinked kernel | $r x | $(verdict "$r" lt 1.0001) |"
+	fi
+	if [ -n "$(kv "$bios" link_1cpu_over_memcpy)" ]; then
+		r=$(ratio "$(kv "$bios" link_1cpu_ms)" "$(phase "$out" memcpy-image | cut -d' ' -f1)")
+		echo "| link on one processor (BIOS stage's objects) <= 4x memcpy of the image (x86-64 glibc memcpy) | $r x | $(verdict "$r" lt 4.0001) |"
+	fi
+	r=$(kv "$out" peak_over_image)
+	echo "| stage peak <= 3.0x the image | $r x | $(verdict "$r" lt 3.0001) |"
+}
 
 # One corpus: NAME OBJDIR SCRIPT POLICY OBJ... (with BENCH_LD_MODE=openbsd:
 # NAME OBJDIR SCRIPT POLICY, the kit made by `linkkit create --openbsd OBJDIR`)
@@ -107,6 +152,9 @@ bench_corpus() {
 		echo "corpus $name: bench failed: $(head -1 "$W/$name.bench.err")"
 		return
 	fi
+	# The BIOS stage's own i386 objects on one thread (issue 28).
+	"$BIN_BIOS" "$kit" "$RUNS" >"$W/$name.bios" 2>"$W/$name.bios.err" ||
+		echo "error bench-bios failed: $(head -1 "$W/$name.bios.err")" >"$W/$name.bios"
 	# After the rest, so its rounds are as warm as ldtime's runs were.
 	if [ "${BENCH_LD_MODE:-}" = linux ]; then
 		echo "error not run (no linker timed on a Linux build tree)" >"$pr"
@@ -207,6 +255,7 @@ bench_corpus() {
 	else
 		echo "| relink <= 1.0x libdeflate's gunzip of the prelinked kernel | no prelinked kernel or no libdeflate | n/a |"
 	fi
+	one_cpu_table "$out" "$W/$name.bios"
 	echo
 	if [ "${BENCH_LD_MODE:-}" = linux ]; then
 		echo "Differential check: test/linux/test-diff.sh in make test (ld.bfd, scripts/kallsyms," \

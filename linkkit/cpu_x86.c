@@ -22,6 +22,7 @@ static void lk_cpuid(lk_u32 leaf, lk_u32 r[4])
 			 : "a"(leaf), "c"(0));
 }
 
+#ifdef __x86_64__
 /* AVX2 needs the OS (here: the firmware or the stage) to have enabled
  * the XMM and YMM state in XCR0; with only the CPUID bit set, the first
  * VEX instruction faults. XGETBV exists only when OSXSAVE is set. */
@@ -34,6 +35,7 @@ static int lk_ymm_enabled(lk_u32 ecx1)
 	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
 	return (lo & 6) == 6;
 }
+#endif
 
 lk_u32 lk_cpu_probe(void)
 {
@@ -61,8 +63,12 @@ lk_u32 lk_cpu_probe(void)
 	/* sha256_ni.c also byte-swaps with pshufb (SSSE3), blends (SSE4.1). */
 	if ((r[1] & (1u << 29)) && (f & LK_CPU_SSSE3) && (ecx1 & (1u << 19)))
 		f |= LK_CPU_SHA;
+#ifdef __x86_64__
+	/* i386 is the BIOS stage's build, which never enables the YMM state:
+	 * no AVX2 there, so its i386 tests and bench run what it runs. */
 	if ((r[1] & (1u << 5)) && lk_ymm_enabled(ecx1))
 		f |= LK_CPU_AVX2;
+#endif
 	return f;
 }
 

@@ -10,11 +10,13 @@ extern const lk_u32 lk_sha256_k[64];
 /* Compresses n whole 64-byte blocks into st with the portable code. */
 void lk_sha256_blocks_portable(lk_u32 st[8], const lk_u8 *p, lk_size n);
 
-/* SHA-NI is built only where the compiler may use SSE registers at all:
- * x86-64 builds without -mgeneral-regs-only (host, UEFI stage). The BIOS
- * stage (i386, SSE off in CR4) and the fs64 objects keep the portable
- * code. */
-#if defined(__x86_64__) && defined(__SSE2__)
+/* SHA-NI is built for x86-64 where the compiler may use SSE registers
+ * (host, UEFI stage; not the fs64 objects) and for every i386 build: the
+ * BIOS stage turns SSE on itself (stand/start.S) and, like i386 programs
+ * on a host, uses the code only when CPUID reports SHA. Only the functions
+ * of sha256_ni.c use SSE, through their target attribute, so the rest of
+ * an i386 build stays -mgeneral-regs-only. */
+#if (defined(__x86_64__) && defined(__SSE2__)) || defined(__i386__)
 #define LK_SHA256_HAVE_NI 1
 /* The same as lk_sha256_blocks_portable with the SHA extensions. */
 void lk_sha256_blocks_ni(lk_u32 st[8], const lk_u8 *p, lk_size n);

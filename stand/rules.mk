@@ -3,7 +3,9 @@
 #   $(B)/stand/stage.bin  flat binary loaded at 0:8000 by mbr.bin
 SB := $(B)/stand
 
-# i386, freestanding, no FPU/SSE: the stage never saves extended state.
+# i386, freestanding, general registers only: the stage never saves extended
+# state. stand/start.S turns SSE on for the core's SHA-NI and SSSE3 Adler-32
+# functions alone (their target attributes; docs/CONVENTIONS.md).
 STAND_CFLAGS := $(FREESTANDING_CFLAGS) -m32 -march=i686 -mgeneral-regs-only \
   -fno-asynchronous-unwind-tables -fno-unwind-tables -ffunction-sections \
   -fno-tree-loop-distribute-patterns -Ilinkkit

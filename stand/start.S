@@ -150,12 +150,37 @@ pm_start:
 	xorl	%eax, %eax
 	rep stosb
 	movl	$stack_top, %esp
+	call	sse_enable
 	movzbl	boot_drive, %eax
 	pushl	%eax
 	call	stand_main
 3:	cli
 	hlt
 	jmp	3b
+
+/*
+ * SSE on, as UEFI firmware leaves it for a loader: only the core's SHA-NI
+ * code uses it (linkkit/sha256_ni.c, chosen when CPUID reports SHA, which
+ * implies SSE; everything else is built -mgeneral-regs-only). CR4.OSFXSR
+ * is set only where CPUID reports FXSR and SSE: elsewhere it faults.
+ * CR0: EM off, MP on; CR4: OSFXSR, OSXMMEXCPT. Kernels set their own.
+ */
+sse_enable:
+	pushl	%ebx
+	movl	$1, %eax
+	cpuid
+	andl	$0x03000000, %edx	/* FXSR (24), SSE (25) */
+	cmpl	$0x03000000, %edx
+	jne	1f
+	movl	%cr0, %eax
+	andl	$~0x4, %eax
+	orl	$0x2, %eax
+	movl	%eax, %cr0
+	movl	%cr4, %eax
+	orl	$0x600, %eax
+	movl	%eax, %cr4
+1:	popl	%ebx
+	ret
 
 /*
  * void bios_call(int intno, struct bios_regs *r)

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "linkkit.h"
+#include "sha256_impl.h"
 
 static unsigned char *slurp(const char *path, size_t *n)
 {
@@ -243,6 +245,37 @@ static int check_64bit(void)
 	return !bad;
 }
 
+/* The BIOS stage hashes kits with SHA-NI when CPUID has it (SSE on:
+ * stand/start.S): the i386 build of sha256_ni.c against the portable
+ * code, on random lengths and alignments, through lk_sha256. */
+static void check_sha256_ni(void)
+{
+	static unsigned char buf[70000];
+	unsigned char a[32], b[32];
+	uint32_t x = 12345;
+	int bad = 0;
+
+	if (!(lk_cpu_probe() & LK_CPU_SHA)) {
+		printf("ok i386-sha256-ni # SKIP this CPU has no SHA extensions\n");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)((x = x * 1103515245u + 12345u) >> 24);
+	for (int k = 0; k < 64; k++) {
+		size_t off = (x = x * 1103515245u + 12345u) % 61;
+		size_t len = (x = x * 1103515245u + 12345u) % (sizeof(buf) - 64);
+
+		lk_sha256_select(LK_SHA256_NI);
+		lk_sha256(buf + off, len, a);
+		lk_sha256_select(LK_SHA256_PORTABLE);
+		lk_sha256(buf + off, len, b);
+		bad += memcmp(a, b, 32) != 0;
+	}
+	lk_sha256_select(LK_SHA256_AUTO);
+	printf("%s i386-sha256-ni # 64 messages, %d differ\n", bad ? "not ok" : "ok",
+	       bad);
+}
+
 int main(void)
 {
 	size_t n = 0;
@@ -268,6 +301,7 @@ int main(void)
 			break;
 	}
 	printf("%s i386-64bit-fmt-div\n", check_64bit() ? "ok" : "not ok");
+	check_sha256_ni();
 	printf("%s i386-ed25519-rfc8032\n", check_rfc8032() ? "ok" : "not ok");
 	if (edbad || eds < 40)
 		printf("not ok i386-ed25519-vectors: %d of %d records wrong\n",
