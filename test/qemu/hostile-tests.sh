@@ -41,7 +41,7 @@ cp --sparse=always "$B/image/disk.img" "$work/disk.img"
 
 setup() {
 	local k
-	python3 "$here/kit-hostile.py" "$B/demo/kernel.kit" "$work" >"$work/setup.log" 2>&1 || return 1
+	python3 "$here/kit-hostile.py" "$B/demo/kernel.kit" "$work" "$linkkit" >"$work/setup.log" 2>&1 || return 1
 	for k in entry0 segshift; do
 		python3 "$here/kit-gaps.py" $k "$B/demo/kernel.kit" "$work/$k.kit" >>"$work/setup.log" 2>&1 || return 1
 	done
