@@ -6,7 +6,7 @@
 FS_PROBE := $(B)/test/fs/ffs_probe
 FS_PROBE32 := $(B)/test/fs/ffs_probe32
 FS_I386_OBJS := $(patsubst %,$(B)/linkkit/fs32/%.o,fs/ffs fs/fs fs/blockdev \
-  mem fmt sha256 cpu_x86)
+  mem fmt sha256 sha256_ni cpu_x86)
 
 ALL += $(FS_PROBE) $(FS_PROBE32) $(B)/test/fs/test_ffs
 TESTS += $(B)/test/fs/test_ffs
