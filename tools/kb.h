@@ -67,6 +67,11 @@ uint8_t *kb_slurp(const char *path, size_t *len, size_t max);
 void *kb_core_alloc(void *ctx, lk_size size);
 void kb_core_free(void *ctx, void *p, lk_size size);
 extern const struct lk_host kb_core_host;
+/* The payload linked in canonical order (no shuffle, gaps or shift): the
+ * build's own layout, which kbbase.c and kbksyms.c measure. *L is NULL
+ * on failure (one line on stderr), else the caller closes it. */
+struct lk_link;
+int kb_canonical_link(uint8_t *pl, size_t len, struct lk_link **L);
 
 /* ---- kitbuild.c ---- */
 struct kb_options {

@@ -71,9 +71,7 @@ int kb_base_fix(uint8_t *pl, size_t len, const struct kb_policy *pol)
 {
 	const struct lk_payload_header *h = (const void *)pl;
 	struct lk_op *op = (struct lk_op *)(pl + h->plan.off);
-	static const uint8_t zero[32];
 	struct lk_link *L = NULL;
-	struct lk_rng rng;
 	uint32_t i = 0, sym;
 	lk_u64 end = 0;
 	uint64_t room, slack = kbb_slack(pl, h);
@@ -82,11 +80,7 @@ int kb_base_fix(uint8_t *pl, size_t len, const struct kb_policy *pol)
 	while (i < h->plan.count && op[i].code != LK_E_SHIFT)
 		i++;
 	if (i == h->plan.count || kbb_symbol(pl, h, pol->base_sym, &sym) ||
-	    lk_link_open(&kb_core_host, pl, len, "kit", &L))
-		goto out;
-	lk_link_set_canonical(L);
-	lk_rng_init(&rng, zero, sizeof(zero));
-	if (lk_link_layout(L, &rng) || !lk_link_sym_value(L, sym, &end))
+	    kb_canonical_link(pl, len, &L) || !lk_link_sym_value(L, sym, &end))
 		goto out;
 	room = end + slack < end || end + slack > pol->base_limit ? 0
 								    : pol->base_limit - end - slack;

@@ -133,21 +133,6 @@ static uint32_t ks_chunk(const uint8_t *pl, const struct lk_payload_header *h,
 	return UINT32_MAX;
 }
 
-static int ks_link(uint8_t *pl, size_t len, const struct lk_host *host, struct lk_link **L)
-{
-	static const uint8_t zero_seed[32];
-	struct lk_rng rng;
-	int rc;
-
-	if (lk_link_open(host, pl, len, "kit", L))
-		return -1;
-	lk_link_set_canonical(*L);
-	lk_rng_init(&rng, zero_seed, sizeof(zero_seed));
-	rc = lk_link_layout(*L, &rng);
-	lk_rng_wipe(&rng);
-	return rc ? -1 : 0;
-}
-
 static int ks_place(struct kb_buf *buf, struct lk_payload_header *h, const struct kb_ksyms *k,
 		    const uint32_t *refs, const char *obj)
 {
@@ -205,7 +190,7 @@ int kb_ksyms_attach(struct kb_buf *buf, struct lk_payload_header *h, const char 
 		goto out;
 	}
 	memcpy(buf->p, h, sizeof(*h));
-	if (ks_link(buf->p, buf->len, &kb_core_host, &L))
+	if (kb_canonical_link(buf->p, buf->len, &L))
 		goto out;
 	x.sym = (const void *)(buf->p + h->symbols.off);
 	x.nsym = h->symbols.count;

@@ -73,16 +73,24 @@ static const char lx_keep[] =
 	"keep-order _ftrace_events _ftrace_eval_map\n" /* registration order */
 	"keep-order .builtin_fw\n";         /* first match by name */
 
-/* CONFIG_X=y in the build's configuration text. */
-static int cfg_y(const char *cfg, const char *opt)
+/* The text after "CONFIG_X=" on its line of the build's configuration,
+ * or NULL when the option is not set. */
+static const char *cfg_value(const char *cfg, const char *opt)
 {
 	size_t n = strlen(opt);
 
 	for (const char *l = cfg; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (!strncmp(l, opt, n) && l[n] == '=' && l[n + 1] == 'y' &&
-		    (l[n + 2] == '\n' || l[n + 2] == '\0'))
-			return 1;
-	return 0;
+		if (!strncmp(l, opt, n) && l[n] == '=')
+			return l + n + 1;
+	return NULL;
+}
+
+/* CONFIG_X=y. */
+static int cfg_y(const char *cfg, const char *opt)
+{
+	const char *v = cfg_value(cfg, opt);
+
+	return v && v[0] == 'y' && (v[1] == '\n' || v[1] == '\0');
 }
 
 struct lx_list {
@@ -273,12 +281,9 @@ struct lx_cfg {
 /* CONFIG_X=NUMBER in the configuration text, or 0. */
 static unsigned long long cfg_num(const char *cfg, const char *opt)
 {
-	size_t n = strlen(opt);
+	const char *v = cfg_value(cfg, opt);
 
-	for (const char *l = cfg; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (!strncmp(l, opt, n) && l[n] == '=')
-			return strtoull(l + n + 1, NULL, 0);
-	return 0;
+	return v ? strtoull(v, NULL, 0) : 0;
 }
 
 static int check_config(const char *dir, struct lx_cfg *x)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../linkkit/linkkit.h"
 #include "kb.h"
 
 static void die_oom(void)
@@ -150,3 +151,22 @@ const struct lk_host kb_core_host = {
 	.log = kb_core_log,
 	.log_level = LK_LOG_WARN,
 };
+
+int kb_canonical_link(uint8_t *pl, size_t len, struct lk_link **L)
+{
+	static const uint8_t zero_seed[32];
+	struct lk_rng rng;
+	int rc;
+
+	if (lk_link_open(&kb_core_host, pl, len, "kit", L))
+		return -1;
+	lk_link_set_canonical(*L);
+	lk_rng_init(&rng, zero_seed, sizeof(zero_seed));
+	rc = lk_link_layout(*L, &rng);
+	lk_rng_wipe(&rng);
+	if (rc) {
+		lk_link_close(*L);
+		*L = NULL;
+	}
+	return rc ? -1 : 0;
+}

@@ -198,10 +198,11 @@ int lk_boot_check_sig(struct lk_boot *b, const char *name, const void *data,
  * room, its initrd (`initrd` in RELINK.CFG) loaded; -1, reason set. */
 int lk_boot_is_linux(struct lk_boot *b, const char *name, const void *data,
 		     lk_u64 size);
-/* A relinked `protocol linux` kit: where its image goes (k moved there),
- * then its initrd once the image is written. */
+/* A relinked `protocol linux` kit: where its image goes (k moved there;
+ * kaslr: tell the kernel to randomize its memory regions), then its
+ * initrd once the image is written. */
 void *lk_boot_linux_place_link(struct lk_boot *b, const char *name,
-			       struct lk_kernel *k);
+			       struct lk_kernel *k, int kaslr);
 int lk_boot_linux_initrd(struct lk_boot *b, struct lk_kernel *k);
 /* A Linux kit whose command line has `nokaslr`: no base shift. */
 int lk_boot_linux_nokaslr(struct lk_boot *b, const struct lk_link *L);

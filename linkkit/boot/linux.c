@@ -75,7 +75,7 @@ static void *lk_initrd_mem(struct lk_boot *b, const char *path, lk_u64 size,
 }
 
 /* The initrd into kept memory; the file's buffer is wiped and freed. */
-static int lk_boot_initrd(struct lk_boot *b, struct lk_kernel *k)
+int lk_boot_linux_initrd(struct lk_boot *b, struct lk_kernel *k)
 {
 	const char *path = b->cfg.initrd;
 	lk_u64 max = k->lx.initrd_max, size = 0;
@@ -134,23 +134,14 @@ static int lk_cmdline_nokaslr(const char *s)
  * they are moved to where the returned buffer is.
  */
 void *lk_boot_linux_place_link(struct lk_boot *b, const char *name,
-			       struct lk_kernel *k)
+			       struct lk_kernel *k, int kaslr)
 {
 	struct lk_linux_image *img = &k->lx;
 	lk_u64 phys = 0;
 	void *dst;
 
-	lk_memset(img, 0, sizeof(*img));
-	img->kind = LK_LINUX_VMLINUX;
-	img->relocatable = 1;
-	img->mem = k->load_hi - k->load_lo;
-	img->align = LK_LINUX_VMLINUX_ALIGN;
-	img->pref = k->load_lo;
-	img->entry64 = k->entry - k->load_lo;
-	img->entry32 = ~0ull;
-	img->initrd_max = 0x7fffffff;
-	img->cmdline_max = 2047;
-	img->kaslr = !lk_cmdline_nokaslr(b->cfg.cmdline);
+	lk_linux_vmlinux_describe(img, k->load_lo, k->load_hi, k->entry);
+	img->kaslr = kaslr != 0;
 	if (k->load_lo & (LK_LINUX_VMLINUX_ALIGN - 1) || k->entry < k->load_lo ||
 	    k->entry >= k->load_hi || img->mem > LK_4G) {
 		lk_boot_fail(b,
@@ -174,11 +165,6 @@ int lk_boot_linux_nokaslr(struct lk_boot *b, const struct lk_link *L)
 
 	lk_link_info(L, &info);
 	return info.protocol == LK_PROTO_LINUX && lk_cmdline_nokaslr(b->cfg.cmdline);
-}
-
-int lk_boot_linux_initrd(struct lk_boot *b, struct lk_kernel *k)
-{
-	return lk_boot_initrd(b, k);
 }
 
 int lk_boot_linux_load(struct lk_boot *b, const char *name, const void *data,
@@ -206,5 +192,5 @@ int lk_boot_linux_load(struct lk_boot *b, const char *name, const void *data,
 	k->loader_name = "relinkboot fallback";
 	if (b->ops->settle(b, k, data, size))
 		return -1;
-	return lk_boot_initrd(b, k);
+	return lk_boot_linux_initrd(b, k);
 }

@@ -139,10 +139,12 @@ static int lk_relink_link(struct lk_boot *b, struct lk_relink *r,
 	const struct lk_proto *p;
 	lk_u8 *dst;
 	lk_u64 placed;
+	int nokaslr;
 
 	if (lk_link_open(&b->host, r->payload, r->payload_size, name, &r->L))
 		return -1;
-	if (lk_boot_linux_nokaslr(b, r->L))
+	nokaslr = lk_boot_linux_nokaslr(b, r->L);
+	if (nokaslr)
 		lk_link_set_no_shift(r->L);
 	if (lk_link_layout(r->L, rng))
 		return -1;
@@ -161,7 +163,7 @@ static int lk_relink_link(struct lk_boot *b, struct lk_relink *r,
 	k->entry = info.entry_lma;
 	k->loader_name = "relinkboot relinked";
 	lk_boot_seed_data(b, rng);
-	dst = p->id == LK_PROTO_LINUX ? lk_boot_linux_place_link(b, name, k)
+	dst = p->id == LK_PROTO_LINUX ? lk_boot_linux_place_link(b, name, k, !nokaslr)
 				      : b->ops->place(b, k->load_lo, k->load_hi);
 	if (!dst)
 		return -1;

@@ -350,16 +350,23 @@ int lk_linux_vmlinux_check(const struct lk_host *h, const void *data,
 				    "lowest PT_LOAD p_paddr not 2 MiB "
 				    "aligned",
 				    lo);
+	lk_linux_vmlinux_describe(o, lo, hi, e.e_entry);
+	return 0;
+}
+
+void lk_linux_vmlinux_describe(struct lk_linux_image *o, lk_u64 lo, lk_u64 hi,
+			       lk_u64 entry)
+{
+	lk_memset(o, 0, sizeof(*o));
 	o->kind = LK_LINUX_VMLINUX;
 	o->relocatable = 1; /* __startup_64 fixes its tables for any base */
 	o->mem = hi - lo;
 	o->align = LK_LINUX_VMLINUX_ALIGN;
 	o->pref = lo;
-	o->entry64 = e.e_entry - lo;
+	o->entry64 = entry - lo;
 	o->entry32 = ~0ull;
 	o->initrd_max = 0x7fffffff; /* what every 64-bit bzImage says */
 	o->cmdline_max = 2047;
-	return 0;
 }
 
 /* A PT_NOTE holding a note named "Linux" (LINUX_ELFNOTE_*). */
@@ -475,7 +482,7 @@ static void lk_zp_header(lk_u8 *zp, const struct lk_kernel *k)
 	lk_wr16(zp + HDR_VID_MODE, 0xffff); /* "normal" */
 	zp[HDR_TYPE_OF_LOADER] = 0xff;	    /* no assigned id */
 	zp[HDR_LOADFLAGS] &= LOADED_HIGH;   /* no heap, not quiet */
-	if (img->kind != LK_LINUX_BZIMAGE && img->kaslr)
+	if (img->kaslr) /* set for a relinked vmlinux only */
 		zp[HDR_LOADFLAGS] |= KASLR_FLAG;
 	lk_wr32(zp + HDR_CODE32_START, (lk_u32)k->load_lo);
 	lk_wr64(zp + HDR_SETUP_DATA, 0);

@@ -51,6 +51,11 @@ int lk_linux_bzimage_check(const struct lk_host *h, const void *data,
 int lk_linux_vmlinux_check(const struct lk_host *h, const void *data,
 			   lk_u64 size, const char *name,
 			   struct lk_linux_image *out);
+/* An ELF vmlinux loaded at physical [lo, hi) with its entry (startup_64)
+ * at physical entry: how the stages load and place it (2 MiB aligned,
+ * relocatable, 64-bit entry only); kaslr left 0. */
+void lk_linux_vmlinux_describe(struct lk_linux_image *out, lk_u64 lo,
+			       lk_u64 hi, lk_u64 entry);
 /* bzImage if it has the magic, else vmlinux. */
 int lk_linux_check(const struct lk_host *h, const void *data, lk_u64 size,
 		   const char *name, struct lk_linux_image *out);
