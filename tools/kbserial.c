@@ -291,8 +291,89 @@ static void build_data(struct kb *b, struct kb_buf *data)
 	}
 }
 
+/*
+ * Which symbols go into the kit, and their kit indices: those the output
+ * symbol table lists, and those something in the kit refers to by index
+ * (a relocation, a GOT entry, the plan, the entry, an LK_SYM_ALT's
+ * candidates). The rest (Linux defconfig: 23,629 of 240,051, mostly
+ * locals of discarded sections such as __UNIQUE_ID___addressable_*) is
+ * never read at boot. Unnamed pieces of merged strings that name the same
+ * place (class and offset) become one symbol: each object's references
+ * to a string it shares with others made one each (OpenBSD GENERIC:
+ * 97,734 -> 49,176). map[i]: the kit index of symbol i, or NONE; own[i]:
+ * symbol i is the one written there.
+ */
+struct symmap {
+	uint32_t *map;
+	uint8_t *own;
+	size_t n;
+};
+
+static int piece_symbol(const struct kb_sym *s)
+{
+	return s->kind == LK_SYM_MERGE && !(s->emit && *s->name) && !s->alt;
+}
+
+/* Piece symbols i naming the same class and offset as an earlier one get
+ * that one's index (an open-addressing table of first occurrences). */
+static uint32_t piece_first(const struct kb *b, uint32_t *tab, size_t cap, uint32_t i)
+{
+	const struct kb_sym *s = &b->syms[i];
+	uint64_t h = (s->ref * 0x9e3779b97f4a7c15ull) ^ (s->value * 0xc2b2ae3d27d4eb4full);
+
+	for (size_t k = (size_t)(h >> 17) & (cap - 1);; k = (k + 1) & (cap - 1)) {
+		if (tab[k] == NONE) {
+			tab[k] = i;
+			return i;
+		}
+		if (b->syms[tab[k]].ref == s->ref && b->syms[tab[k]].value == s->value)
+			return tab[k];
+	}
+}
+
+static struct symmap symbol_map(const struct kb *b, uint32_t entry)
+{
+	size_t n = b->nsyms ? b->nsyms : 1, cap = 16;
+	struct symmap m = { kb_xcalloc(n, sizeof(*m.map)), kb_xcalloc(n, 1), 0 };
+	uint8_t *keep = kb_xcalloc(n, 1), *alt = kb_xcalloc(n, 1);
+	uint32_t *tab;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	tab = kb_xcalloc(cap, sizeof(*tab));
+	memset(tab, 0xff, cap * sizeof(*tab));
+	for (size_t i = 0; i < b->nsyms; i++) {
+		const struct kb_sym *s = &b->syms[i];
+
+		keep[i] |= (s->emit && *s->name) || s->kind == LK_SYM_PLAN || s->alt;
+		for (uint32_t k = 0; s->alt && k < s->alt_count; k++)
+			keep[s->alt_first + k] = alt[s->alt_first + k] = 1;
+	}
+	for (size_t i = 0; i < b->nrelocs; i++)
+		keep[b->relocs[i].sym] = 1;
+	for (size_t g = 0; g < b->ngot; g++)
+		keep[b->got_syms[g]] = 1;
+	for (size_t i = 0; i < b->comp.nops; i++)
+		if (b->comp.ops[i].code == LK_E_SYM || b->comp.ops[i].code == LK_S_ASSIGN)
+			keep[b->comp.ops[i].arg] = 1;
+	keep[entry] = 1;
+	for (size_t i = 0; i < b->nsyms; i++) {
+		uint32_t f = (uint32_t)i;
+
+		if (keep[i] && !alt[i] && i != entry && piece_symbol(&b->syms[i]))
+			f = piece_first(b, tab, cap, (uint32_t)i);
+		m.map[i] = !keep[i] ? NONE : f != i ? m.map[f] : (uint32_t)m.n++;
+		m.own[i] = keep[i] && f == i;
+	}
+	free(tab);
+	free(alt);
+	free(keep);
+	return m;
+}
+
 /* The relocs table's columns and the addends table (kit_format.h). */
 struct relocs_out {
+	const uint32_t *map; /* symbol_map */
 	uint32_t *delta, *info;
 	struct lk_reloc_addend *wide;
 	size_t n, nwide;
@@ -360,7 +441,7 @@ static void add_reloc(struct kb *b, struct relocs_out *v, struct kb_buf *data,
 	v->delta = kb_xgrow(v->delta, v->n, sizeof(*v->delta));
 	v->info = kb_xgrow(v->info, v->n, sizeof(*v->info));
 	v->delta[v->n] = (uint32_t)(off - *prev);
-	v->info[v->n] = lk_reloc_info(sym, type);
+	v->info[v->n] = lk_reloc_info(v->map[sym], type);
 	*prev = off;
 	v->n++;
 }
@@ -414,9 +495,10 @@ static void put_chunk_relocs(struct kb *b, struct relocs_out *v, struct kb_buf *
 	}
 }
 
-static void put_relocs(struct kb *b, struct out *o, struct kb_buf *data)
+static void put_relocs(struct kb *b, struct out *o, struct kb_buf *data,
+		       const uint32_t *map)
 {
-	struct relocs_out v = { 0 };
+	struct relocs_out v = { .map = map };
 	uint32_t *cols;
 
 	for (size_t c = 0; c < b->nchunks; c++) {
@@ -437,24 +519,42 @@ static void put_relocs(struct kb *b, struct out *o, struct kb_buf *data)
 	free(v.wide);
 }
 
-static void put_symbols(struct kb *b, struct out *o)
+static void put_symbols(struct kb *b, struct out *o, const struct symmap *m)
 {
-	struct lk_symbol *v = kb_xcalloc(b->nsyms, sizeof(*v));
+	struct lk_symbol *v = kb_xcalloc(m->n ? m->n : 1, sizeof(*v));
+	const uint32_t *map = m->map;
 
 	for (size_t i = 0; i < b->nsyms; i++) {
 		const struct kb_sym *s = &b->syms[i];
+		struct lk_symbol *y = &v[map[i]];
 
-		v[i].name = kb_intern(b, s->name);
-		v[i].kind = s->kind;
-		v[i].bind = s->bind;
-		v[i].type = s->type;
-		v[i].emit = s->emit && *s->name;
-		v[i].ref = s->ref == NONE ? 0 : s->ref;
-		v[i].other = s->vis;
-		v[i].value = s->value;
-		v[i].size = s->size;
+		if (!m->own[i])
+			continue;
+		y->name = kb_intern(b, s->name);
+		y->kind = s->kind;
+		y->bind = s->bind;
+		y->type = s->type;
+		y->emit = s->emit && *s->name;
+		y->ref = s->ref == NONE ? 0 : s->kind == LK_SYM_ALT ? map[s->ref] : s->ref;
+		y->other = s->vis;
+		y->value = s->value;
+		y->size = s->size;
 	}
-	put_table(o, &o->h.symbols, v, b->nsyms, sizeof(*v));
+	put_table(o, &o->h.symbols, v, m->n, sizeof(*v));
+	free(v);
+}
+
+/* The plan, its symbol operands renumbered. */
+static void put_plan(struct kb *b, struct out *o, const uint32_t *map)
+{
+	struct lk_op *v = kb_xcalloc(b->comp.nops ? b->comp.nops : 1, sizeof(*v));
+
+	for (size_t i = 0; i < b->comp.nops; i++) {
+		v[i] = b->comp.ops[i];
+		if (v[i].code == LK_E_SYM || v[i].code == LK_S_ASSIGN)
+			v[i].arg = map[v[i].arg];
+	}
+	put_table(o, &o->h.plan, v, b->comp.nops, sizeof(*v));
 	free(v);
 }
 
@@ -501,6 +601,7 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 {
 	struct out o;
 	struct kb_buf data = { 0 };
+	struct symmap m;
 
 	memset(&o, 0, sizeof(o));
 	check_pins(b);
@@ -515,15 +616,19 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 	o.h.flags |= b->pol.sort_linux ? LK_PAYLOAD_F_LINUX_SORT : 0;
 	o.h.max_align = max_align(b);
 	kb_buf_add(&o.buf, NULL, sizeof(o.h));
+	m = symbol_map(b, o.h.entry_sym);
+	o.h.entry_sym = m.map[o.h.entry_sym];
 	put_objects(b, &o);
 	build_data(b, &data);
-	put_relocs(b, &o, &data);
+	put_relocs(b, &o, &data, m.map);
 	if (b->errors) {
+		free(m.map);
+		free(m.own);
 		free(data.p);
 		free(o.buf.p);
 		return -1;
 	}
-	put_symbols(b, &o); /* interns names: before the strtab goes out */
+	put_symbols(b, &o, &m); /* interns names: before the strtab goes out */
 	put_comdats(b, &o);
 	/* A known string in every payload, so a kernel can scan RAM for
 	 * leftovers of the inflated payload after the handoff. */
@@ -532,7 +637,9 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 	put_table(&o, &o.h.slots, b->comp.slots, b->comp.nslots, sizeof(struct lk_slot));
 	put_table(&o, &o.h.outsecs, b->comp.outsecs, b->comp.noutsecs, sizeof(struct lk_outsec));
 	put_table(&o, &o.h.phdrs, b->comp.phdrs, b->comp.nphdrs, sizeof(struct lk_phdr));
-	put_table(&o, &o.h.plan, b->comp.ops, b->comp.nops, sizeof(struct lk_op));
+	put_plan(b, &o, m.map);
+	free(m.map);
+	free(m.own);
 	put_table(&o, &o.h.mgroups, b->mgroups, b->nmgroups, sizeof(*b->mgroups));
 	put_table(&o, &o.h.mclasses, b->mclasses, b->nmclasses, sizeof(*b->mclasses));
 	put_table(&o, &o.h.mrefs, b->mrefs, b->nmrefs, sizeof(*b->mrefs));
