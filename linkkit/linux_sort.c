@@ -17,7 +17,7 @@
  *   run's terminators, the right run's terminators, the right run's other
  *   entries, then the left run's; so, however the halves are cut, the
  *   terminators end up in link order and the other entries at one address
- *   in reverse link order. That order is what lk_sort_order produces
+ *   in reverse link order. That order is what lk_sort_ties produces
  *   (test_linux_sort checks it against glibc's qsort itself; the 6.1
  *   defconfig corpus has 2,497 equal pairs, each a terminator and a
  *   function start).
@@ -51,42 +51,35 @@ static void lk_wr32(lk_u8 *p, lk_u32 v)
 	p[3] = (lk_u8)(v >> 24);
 }
 
-/* The sort keys: key[i], the address relative to the section (signed),
- * and for ORC term[i], whether entry i is a weak terminator. */
-struct lk_sort_keys {
-	const lk_i64 *key;
-	const lk_u8 *term; /* LK_NULL: ties compare equal (__ex_table) */
-};
-
 /*
  * sorttable's order in linear time: by address (a stable LSD radix sort,
  * 3 passes of 11 bits over key - min), then each run of equal addresses
  * reordered as glibc's merge sort leaves it (top of the file). The keys
  * are s32 offsets plus 4 or 12 times an index below 2^28 (sections are
- * below LK_MAX_SIZE), so they span less than 2^33. ~4 ms for the 487,436
- * ORC entries of a defconfig kernel, where a merge sort compares ~9
- * million times (~40 ms). v and tmp hold n entries each, count
- * 2^LK_RADIX_BITS.
+ * below LK_MAX_SIZE), so they span less than 2^33; each entry is sorted as
+ * one u64, (key - min) << 28 | index, so every pass reads and writes
+ * sequentially (through an index array, the passes' random reads of the
+ * keys took 7 of the ~8 ms of the 487,436 ORC entries of a defconfig
+ * kernel; a merge sort compares ~9 million times, ~40 ms).
  */
 #define LK_RADIX_BITS 11u
 #define LK_RADIX_PASSES 3u
+#define LK_IDX_BITS 28u
+#define LK_IDX(v) ((lk_u32)((v) & ((1u << LK_IDX_BITS) - 1)))
+#define LK_KEY(v) ((v) >> LK_IDX_BITS)
 
-static void lk_sort_order(const struct lk_sort_keys *k, lk_u32 *v, lk_u32 *tmp, lk_u32 n,
-			  lk_u32 *count)
+/* Sorts the n packed entries of pk (tmp: n more, count: 2^LK_RADIX_BITS)
+ * by key, stably, in 3 radix passes; the result is in pk. */
+static void lk_sort_radix(lk_u64 *pk, lk_u64 *tmp, lk_u32 n, lk_u32 *count)
 {
-	lk_i64 lo = k->key[0];
-	lk_u32 *src = v, *dst = tmp;
+	lk_u64 *src = pk, *dst = tmp, *t;
 
-	for (lk_u32 i = 0; i < n; i++) {
-		v[i] = i;
-		lo = k->key[i] < lo ? k->key[i] : lo;
-	}
 	for (lk_u32 p = 0; p < LK_RADIX_PASSES; p++) {
-		lk_u32 sh = p * LK_RADIX_BITS, sum = 0, *t;
+		lk_u32 sh = LK_IDX_BITS + p * LK_RADIX_BITS, sum = 0;
 
 		lk_memset(count, 0, sizeof(*count) << LK_RADIX_BITS);
 		for (lk_u32 i = 0; i < n; i++)
-			count[((lk_u64)(k->key[src[i]] - lo) >> sh) & ((1u << LK_RADIX_BITS) - 1)]++;
+			count[(src[i] >> sh) & ((1u << LK_RADIX_BITS) - 1)]++;
 		for (lk_u32 b = 0; b < (1u << LK_RADIX_BITS); b++) {
 			lk_u32 c = count[b];
 
@@ -94,32 +87,106 @@ static void lk_sort_order(const struct lk_sort_keys *k, lk_u32 *v, lk_u32 *tmp, 
 			sum += c;
 		}
 		for (lk_u32 i = 0; i < n; i++)
-			dst[count[((lk_u64)(k->key[src[i]] - lo) >> sh) & ((1u << LK_RADIX_BITS) - 1)]++] =
-				src[i];
+			dst[count[(src[i] >> sh) & ((1u << LK_RADIX_BITS) - 1)]++] = src[i];
 		t = src;
 		src = dst;
 		dst = t;
 	}
-	if (src != v)
-		lk_memcpy(v, src, (lk_size)n * sizeof(*v));
-	if (!k->term)
-		return; /* a consistent comparison: the stable order is glibc's */
+	if (src != pk)
+		lk_memcpy(pk, src, (lk_size)n * sizeof(*pk));
+}
+
+/* Stable insertion sort of v[0..n) by key, giving up (returning 0) once
+ * it has moved more than *budget entries. */
+static int lk_sort_insert(lk_u64 *v, lk_u32 n, lk_u64 *budget)
+{
+	for (lk_u32 i = 1; i < n; i++) {
+		lk_u64 x = v[i];
+		lk_u32 j = i;
+
+		while (j > 0 && LK_KEY(v[j - 1]) > LK_KEY(x)) {
+			v[j] = v[j - 1];
+			j--;
+			if (--*budget == 0)
+				return 0;
+		}
+		v[j] = x;
+	}
+	return 1;
+}
+
+/*
+ * Sorts the n packed entries of pk by key, stably (tmp: n more, count:
+ * 2^LK_RADIX_BITS). A link leaves these tables nearly sorted (the ORC
+ * entries of a defconfig kernel: ~2,000 ascending runs, one per object
+ * and code section): one counting pass into 2^LK_RADIX_BITS address
+ * ranges, then an insertion sort of each range, which moves few entries.
+ * A table that would make it move more than 8 per entry (a hostile kit)
+ * gets the 3-pass radix sort instead, so the time stays linear.
+ */
+static void lk_sort_packed(lk_u64 *pk, lk_u64 *tmp, lk_u32 n, lk_u32 *count)
+{
+	lk_u64 hi = 0, budget = (lk_u64)n * 8 + 64;
+	lk_u32 sh = 0, sum = 0, b;
+
+	for (lk_u32 i = 0; i < n; i++)
+		hi = LK_KEY(pk[i]) > hi ? LK_KEY(pk[i]) : hi;
+	while ((hi >> sh) >= (1u << LK_RADIX_BITS))
+		sh++;
+	lk_memset(count, 0, sizeof(*count) << LK_RADIX_BITS);
+	for (lk_u32 i = 0; i < n; i++)
+		count[LK_KEY(pk[i]) >> sh]++;
+	for (b = 0; b < (1u << LK_RADIX_BITS); b++) {
+		lk_u32 c = count[b];
+
+		count[b] = sum;
+		sum += c;
+	}
+	for (lk_u32 i = 0; i < n; i++)
+		tmp[count[LK_KEY(pk[i]) >> sh]++] = pk[i];
+	/* count[b] is now the end of range b, the start of range b + 1. */
+	for (b = 0, sum = 0; b < (1u << LK_RADIX_BITS); sum = count[b++])
+		if (!lk_sort_insert(tmp + sum, count[b] - sum, &budget)) {
+			lk_sort_radix(pk, tmp, n, count);
+			return;
+		}
+	lk_memcpy(pk, tmp, (lk_size)n * sizeof(*pk));
+}
+
+/* ORC: within each run of equal addresses, the weak terminators (term[]
+ * by original index) in link order, then the others in reverse link
+ * order, as glibc's merge sort leaves them. tmp: n entries. */
+static void lk_sort_ties(lk_u64 *pk, lk_u64 *tmp, lk_u32 n, const lk_u8 *term)
+{
 	for (lk_u32 s = 0, e; s < n; s = e) {
 		lk_u32 o = 0;
 
-		for (e = s + 1; e < n && k->key[v[e]] == k->key[v[s]]; e++)
+		for (e = s + 1; e < n && LK_KEY(pk[e]) == LK_KEY(pk[s]); e++)
 			;
 		if (e - s < 2)
 			continue;
 		for (lk_u32 i = s; i < e; i++)
-			if (k->term[v[i]])
-				tmp[o++] = v[i];
+			if (term[LK_IDX(pk[i])])
+				tmp[o++] = pk[i];
 		for (lk_u32 i = e; i-- > s;)
-			if (!k->term[v[i]])
-				tmp[o++] = v[i];
-		lk_memcpy(v + s, tmp, (lk_size)o * sizeof(*v));
+			if (!term[LK_IDX(pk[i])])
+				tmp[o++] = pk[i];
+		lk_memcpy(pk + s, tmp, (lk_size)o * sizeof(*pk));
 	}
 }
+
+/* pk[i] = (key[i] - min) << LK_IDX_BITS | i for the n keys key(i) gives;
+ * returns the minimum. */
+#define LK_PACK(pk, n, keyexpr, lo)                                          \
+	do {                                                                 \
+		lo = 0;                                                      \
+		for (lk_u32 i = 0; i < (n); i++) {                           \
+			lk_i64 k_ = (keyexpr);                               \
+			lo = i == 0 || k_ < lo ? k_ : lo;                    \
+		}                                                            \
+		for (lk_u32 i = 0; i < (n); i++)                             \
+			(pk)[i] = (lk_u64)((keyexpr) - lo) << LK_IDX_BITS | i; \
+	} while (0)
 
 struct lk_sort_mem {
 	const struct lk_host *h;
@@ -150,9 +217,9 @@ int lk_linux_sort_orc(const struct lk_host *h, const char *name, lk_u8 *ip,
 		      lk_u64 ip_size, lk_u8 *orc, lk_u64 orc_size)
 {
 	struct lk_sort_mem m = { h, { 0 }, { 0 } };
-	struct lk_sort_keys k;
-	lk_u32 n, *idx, *tmp;
-	lk_i64 *key;
+	lk_u32 n, *count;
+	lk_u64 *pk;
+	lk_i64 lo;
 	lk_u8 *term, *copy;
 
 	if (ip_size > LK_MAX_SIZE || orc_size > LK_MAX_SIZE || (ip_size & 3) ||
@@ -167,32 +234,31 @@ int lk_linux_sort_orc(const struct lk_host *h, const char *name, lk_u8 *ip,
 	n = (lk_u32)ip_size / 4;
 	if (n < 2)
 		return LK_OK;
-	key = lk_sort_alloc(&m, 0, (lk_size)n * sizeof(*key));
-	idx = lk_sort_alloc(&m, 1, ((lk_size)n * 2 + (1u << LK_RADIX_BITS)) * sizeof(*idx));
+	pk = lk_sort_alloc(&m, 0, (lk_size)n * 2 * sizeof(*pk));
+	count = lk_sort_alloc(&m, 1, (1u << LK_RADIX_BITS) * sizeof(*count));
 	term = lk_sort_alloc(&m, 2, n);
 	copy = lk_sort_alloc(&m, 3, (lk_size)n * LK_ORC_ENTRY);
-	if (!key || !idx || !term || !copy) {
+	if (!pk || !count || !term || !copy) {
 		lk_sort_free(&m);
 		lk_log(h, LK_LOG_ERROR, "%s: .orc_unwind: out of memory sorting %u entries",
 		       name, n);
 		return LK_ERR_NOMEM;
 	}
-	tmp = idx + n;
+	/* Key: the instruction's offset from the section's start. */
+	LK_PACK(pk, n, (lk_i64)i * 4 + (lk_i32)lk_rd32(ip + (lk_size)i * 4), lo);
 	for (lk_u32 i = 0; i < n; i++) {
 		const lk_u8 *e = orc + (lk_size)i * LK_ORC_ENTRY;
 
-		/* Offset of the instruction from the section's start. */
-		key[i] = (lk_i64)i * 4 + (lk_i32)lk_rd32(ip + (lk_size)i * 4);
 		term[i] = (e[4] & 0xf) == LK_ORC_REG_UNDEFINED && !(e[5] & 0x4);
 	}
-	k.key = key;
-	k.term = term;
-	lk_sort_order(&k, idx, tmp, n, tmp + n);
+	lk_sort_packed(pk, pk + n, n, count);
+	lk_sort_ties(pk, pk + n, n, term);
 	lk_memcpy(copy, orc, (lk_size)n * LK_ORC_ENTRY);
 	for (lk_u32 i = 0; i < n; i++) {
-		lk_u32 s = idx[i];
+		lk_u32 s = LK_IDX(pk[i]);
 
-		lk_wr32(ip + (lk_size)i * 4, (lk_u32)(key[s] - (lk_i64)i * 4));
+		lk_wr32(ip + (lk_size)i * 4,
+			(lk_u32)(lo + (lk_i64)LK_KEY(pk[i]) - (lk_i64)i * 4));
 		if (s != i)
 			lk_memcpy(orc + (lk_size)i * LK_ORC_ENTRY,
 				  copy + (lk_size)s * LK_ORC_ENTRY, LK_ORC_ENTRY);
@@ -205,9 +271,9 @@ int lk_linux_sort_extable(const struct lk_host *h, const char *name, lk_u8 *ex,
 			  lk_u64 size)
 {
 	struct lk_sort_mem m = { h, { 0 }, { 0 } };
-	struct lk_sort_keys k;
-	lk_u32 n, *idx;
-	lk_i64 *key;
+	lk_u32 n, *count;
+	lk_u64 *pk;
+	lk_i64 lo;
 	lk_u8 *copy;
 
 	if (size > LK_MAX_SIZE || (lk_u32)size % LK_EXT_ENTRY) {
@@ -219,26 +285,22 @@ int lk_linux_sort_extable(const struct lk_host *h, const char *name, lk_u8 *ex,
 	n = (lk_u32)size / LK_EXT_ENTRY;
 	if (n < 2)
 		return LK_OK;
-	key = lk_sort_alloc(&m, 0, (lk_size)n * sizeof(*key));
-	idx = lk_sort_alloc(&m, 1, ((lk_size)n * 2 + (1u << LK_RADIX_BITS)) * sizeof(*idx));
+	pk = lk_sort_alloc(&m, 0, (lk_size)n * 2 * sizeof(*pk));
+	count = lk_sort_alloc(&m, 1, (1u << LK_RADIX_BITS) * sizeof(*count));
 	copy = lk_sort_alloc(&m, 2, (lk_size)size);
-	if (!key || !idx || !copy) {
+	if (!pk || !count || !copy) {
 		lk_sort_free(&m);
 		lk_log(h, LK_LOG_ERROR, "%s: __ex_table: out of memory sorting %u entries",
 		       name, n);
 		return LK_ERR_NOMEM;
 	}
 	/* sorttable: insn made relative to the section (32-bit wrap), then
-	 * compared as a signed 32-bit value. */
-	for (lk_u32 i = 0; i < n; i++) {
-		key[i] = (lk_i32)(lk_rd32(ex + (lk_size)i * LK_EXT_ENTRY) + i * LK_EXT_ENTRY);
-	}
-	k.key = key;
-	k.term = LK_NULL;
-	lk_sort_order(&k, idx, idx + n, n, idx + 2 * (lk_size)n);
+	 * compared as a signed 32-bit value; equal ones keep link order. */
+	LK_PACK(pk, n, (lk_i32)(lk_rd32(ex + (lk_size)i * LK_EXT_ENTRY) + i * LK_EXT_ENTRY), lo);
+	lk_sort_packed(pk, pk + n, n, count);
 	lk_memcpy(copy, ex, (lk_size)size);
 	for (lk_u32 i = 0; i < n; i++) {
-		lk_u32 s = idx[i], from = s * LK_EXT_ENTRY, to = i * LK_EXT_ENTRY;
+		lk_u32 s = LK_IDX(pk[i]), from = s * LK_EXT_ENTRY, to = i * LK_EXT_ENTRY;
 		const lk_u8 *f = copy + from;
 		lk_u8 *t = ex + to;
 

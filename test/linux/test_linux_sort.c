@@ -86,13 +86,27 @@ static int orc_cmp(const void *pa, const void *pb)
 	return ta ? -1 : 1;
 }
 
-/* n entries, addresses from a small range so that many are equal. */
-static void make_orc(uint8_t *ip, uint8_t *orc, uint32_t n, uint32_t range)
+/* The order of the addresses make_orc writes: random (from a small range,
+ * so that many are equal); descending (what the bucket pass's insertion
+ * sorts would take quadratic time on: the radix fallback); or four
+ * interleaved ascending runs, as a link leaves the table. */
+enum { ORC_RANDOM, ORC_DESCENDING, ORC_RUNS };
+
+static uint32_t orc_addr(uint32_t i, uint32_t n, uint32_t range, int shape)
+{
+	if (shape == ORC_DESCENDING)
+		return n - i;
+	if (shape == ORC_RUNS)
+		return (i % 4) * (n / 4 + 1) + i / 4 + (uint32_t)tap_below(2);
+	return (uint32_t)tap_below(range);
+}
+
+static void make_orc(uint8_t *ip, uint8_t *orc, uint32_t n, uint32_t range, int shape)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t *e = orc + 6 * i;
 
-		wr(ip + 4 * i, (int32_t)(tap_below(range) * 16) - (int32_t)(4 * i) - 4096);
+		wr(ip + 4 * i, (int32_t)(orc_addr(i, n, range, shape) * 16) - (int32_t)(4 * i) - 4096);
 		for (int k = 0; k < 6; k++)
 			e[k] = (uint8_t)tap_rand();
 		if (tap_below(3) == 0) { /* a weak terminator */
@@ -104,7 +118,7 @@ static void make_orc(uint8_t *ip, uint8_t *orc, uint32_t n, uint32_t range)
 	}
 }
 
-static void test_orc(uint32_t n, uint32_t range, const char *name)
+static void test_orc(uint32_t n, uint32_t range, int shape, const char *name)
 {
 	uint8_t *ip = malloc(4 * n + 1), *orc = malloc(6 * n + 1);
 	uint8_t *ip0 = malloc(4 * n + 1), *orc0 = malloc(6 * n + 1);
@@ -112,7 +126,7 @@ static void test_orc(uint32_t n, uint32_t range, const char *name)
 	int rc, sorted = 1, same = 1;
 	char why[160] = "";
 
-	make_orc(ip, orc, n, range);
+	make_orc(ip, orc, n, range, shape);
 	memcpy(ip0, ip, 4 * n);
 	memcpy(orc0, orc, 6 * n);
 	rc = lk_linux_sort_orc(&host, "t.kit", ip, 4 * n, orc, 6 * n);
@@ -225,9 +239,11 @@ static void test_errors(void)
 int main(void)
 {
 	tap_seed();
-	test_orc(5000, 1500, "linux-sort-orc-ties");
-	test_orc(20000, 1000000, "linux-sort-orc");
-	test_orc(3, 1, "linux-sort-orc-three-equal");
+	test_orc(5000, 1500, ORC_RANDOM, "linux-sort-orc-ties");
+	test_orc(20000, 1000000, ORC_RANDOM, "linux-sort-orc");
+	test_orc(3, 1, ORC_RANDOM, "linux-sort-orc-three-equal");
+	test_orc(200000, 0, ORC_DESCENDING, "linux-sort-orc-descending");
+	test_orc(200000, 0, ORC_RUNS, "linux-sort-orc-runs");
 	test_extable(3000);
 	test_errors();
 	return tap_failed;
