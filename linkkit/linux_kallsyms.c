@@ -568,15 +568,17 @@ static int lk_ksym_keys(const struct lk_ksym_blob *b, const lk_u64 *addr,
 }
 
 /* LSD radix sort of n words, a byte a pass, skipping the bytes all keys
- * share (the index's top, most of the address's): ~2x faster than a
- * merge sort of the same words, whose compares the CPU cannot predict.
+ * share (most of the address's): ~2x faster than a merge sort of the same
+ * words, whose compares the CPU cannot predict. The low 24 bits (the blob
+ * index) are not sorted on: the words come in index order and every pass
+ * is stable, so equal keys stay in it (3 passes fewer, of up to 8).
  * Returns whichever buffer holds the result. */
 static lk_u64 *lk_ksym_sort64(lk_u64 *a, lk_u64 *t, lk_u32 n)
 {
 	lk_u32 cnt[256], sh, i, sum, c;
 	lk_u64 *src = a, *dst = t, *x;
 
-	for (sh = 0; sh < 64; sh += 8) {
+	for (sh = 24; sh < 64; sh += 8) {
 		for (i = 0; i < 256; i++)
 			cnt[i] = 0;
 		for (i = 0; i < n; i++)
