@@ -161,7 +161,7 @@ LK_SSSE3 static lk_u32 lk_hsum16(lk_vu4 v)
 	return v[0] + v[1] + v[2] + v[3];
 }
 
-LK_SSSE3 static void lk_chunk_ssse3(lk_u32 *a, lk_u32 *b, const lk_u8 *p,
+LK_SSSE3 LK_SSE_ENTRY static void lk_chunk_ssse3(lk_u32 *a, lk_u32 *b, const lk_u8 *p,
 				    lk_size steps)
 {
 	const lk_vh8 one = { 1, 1, 1, 1, 1, 1, 1, 1 };

@@ -19,6 +19,16 @@
 #define LK_CPU_RDRAND 0x20u
 #define LK_CPU_RDSEED 0x40u
 
+/* On the entry points of code that uses SSE registers (SHA-NI, the
+ * vector Adler-32): an i386 caller's stack may be only 4-byte aligned (the
+ * BIOS stage's is), and the compiler spills vectors with aligned stores,
+ * so those functions realign it themselves. */
+#if defined(__i386__)
+#define LK_SSE_ENTRY __attribute__((force_align_arg_pointer))
+#else
+#define LK_SSE_ENTRY
+#endif
+
 /* Asked once, cached; 0 on non-x86 and under ASAN (AddressSanitizer cannot
  * see into the asm some fast paths use, so its builds take the C paths). */
 lk_u32 lk_cpu_features(void);

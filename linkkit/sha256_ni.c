@@ -12,6 +12,7 @@
  * of being shuffled. SHA256MSG1/MSG2 do the message schedule four words
  * at a time.
  */
+#include "cpu.h"
 #include "sha256_impl.h"
 
 #ifdef LK_SHA256_HAVE_NI
@@ -91,7 +92,7 @@ LK_NI_TARGET static void lk_ni_block(lk_v4 *abef_p, lk_v4 *cdgh_p,
 	*cdgh_p += cdgh;
 }
 
-LK_NI_TARGET void lk_sha256_blocks_ni(lk_u32 st[8], const lk_u8 *p, lk_size n)
+LK_NI_TARGET LK_SSE_ENTRY void lk_sha256_blocks_ni(lk_u32 st[8], const lk_u8 *p, lk_size n)
 {
 	lk_v4 lo = *(const lk_v4u *)st, hi = *(const lk_v4u *)(st + 4);
 	/* {a,b,c,d},{e,f,g,h} -> lanes {F,E,B,A} and {H,G,D,C}. */
