@@ -463,6 +463,113 @@ lk_copy_fast(lk_u8 *out, lk_u32 dist, lk_u32 len)
 
 enum { LK_F_MORE, LK_F_END, LK_F_BAD };
 
+#if __SIZEOF_POINTER__ == 4
+/*
+ * The same loop for 32-bit builds (the BIOS stage): a 64-bit bit buffer
+ * there costs a register pair and multi-instruction shifts on every
+ * symbol, so the buffer is one 32-bit word topped up to 24..31 bits (from
+ * 4 readable input bytes, the same trick). 24 bits hold a literal/length
+ * code and its extra bits (15 + 5) or a primary literal and the next
+ * lookup (11 + 11); a distance (15 + 13 bits) that does not fit what is
+ * left drops its code, refills, then reads its extra bits. On entry the
+ * 64-bit buffer's whole bytes go back to the input (the stream position
+ * is in * 8 - valid bits in both loops), on exit the word is the buffer.
+ * At most 3 refills of 3 bytes per symbol: within the 16 input bytes.
+ */
+typedef lk_u32 __attribute__((may_alias, aligned(1))) lk_unal32;
+#define LK_REFILL32() \
+	(bb |= *(const lk_unal32 *)in << (bc & 31), in += 3 - ((bc >> 3) & 3), bc |= 24)
+#define LK_DROP32(e) (saved = bb, bb >>= LK_EN(e), bc -= (e))
+#define LK_EVAL32(e, saved) \
+	(((e) >> 16) + (((saved) & LK_MASK(LK_EN(e))) >> (lk_u8)((e) >> 8)))
+
+static int lk_fast(struct lk_inf *s, const lk_u8 *in_lim, const lk_u8 *out_lim)
+{
+	const lk_u8 *in = s->in, *out_beg = s->out_beg;
+	const lk_u32 *lt = s->lit, *dt = s->dist;
+	lk_u8 *out = s->out;
+	lk_u32 bb, bc, saved, e, len, dist, cb;
+	int r = LK_F_MORE;
+
+	if (in >= in_lim || out >= out_lim)
+		return r;
+	in -= s->bc / 8;
+	bc = s->bc & 7;
+	bb = (lk_u32)s->bb & LK_MASK(bc);
+	do {
+		LK_REFILL32();
+		e = lt[bb & LK_MASK(LK_LBITS)];
+		if (e & LK_F_LIT) {
+			LK_DROP32(e);
+			*out++ = LK_ELIT(e);
+			/* 13+ bits left: one more primary literal fits. */
+			e = lt[bb & LK_MASK(LK_LBITS)];
+			if (!(e & LK_F_LIT))
+				continue;
+			LK_DROP32(e);
+			*out++ = LK_ELIT(e);
+			continue;
+		}
+		LK_DROP32(e);
+		if (e & LK_F_EXC) {
+			if (!(e & LK_F_SUB)) {
+				r = e & LK_F_EOB ? LK_F_END : LK_F_BAD;
+				break;
+			}
+			e = lt[(e >> 16) + (bb & LK_MASK(LK_ESUB(e)))];
+			LK_DROP32(e);
+			if (e & LK_F_LIT) {
+				*out++ = LK_ELIT(e);
+				continue;
+			}
+			if (e & LK_F_EXC) {
+				r = e & LK_F_EOB ? LK_F_END : LK_F_BAD;
+				break;
+			}
+		}
+		len = LK_EVAL32(e, saved);
+		LK_REFILL32();
+		e = dt[bb & LK_MASK(LK_DBITS)];
+		if (e & LK_F_EXC) {
+			if (!(e & LK_F_SUB)) {
+				r = LK_F_BAD;
+				break;
+			}
+			LK_DROP32(e);
+			e = dt[(e >> 16) + (bb & LK_MASK(LK_ESUB(e)))];
+			if (e & LK_F_EXC) {
+				r = LK_F_BAD;
+				break;
+			}
+		}
+		if (LK_EN(e) > (lk_u8)bc) {
+			/* Code, refill, extra bits (up to 13). */
+			cb = (lk_u8)(e >> 8);
+			bb >>= cb;
+			bc -= cb;
+			LK_REFILL32();
+			cb = LK_EN(e) - cb;
+			dist = (e >> 16) + (bb & LK_MASK(cb));
+			bb >>= cb;
+			bc -= cb;
+		} else {
+			LK_DROP32(e);
+			dist = LK_EVAL32(e, saved);
+		}
+		if (dist > (lk_size)(out - out_beg)) {
+			r = LK_F_BAD;
+			break;
+		}
+		lk_copy_fast(out, dist, len);
+		out += len;
+	} while (in < in_lim && out < out_lim);
+	s->in = in;
+	s->out = out;
+	s->bb = bb & LK_MASK((lk_u8)bc & 31);
+	s->bc = (lk_u8)bc & 31;
+	return r;
+}
+#else
 /*
  * Decodes while at least 16 input bytes and LK_ROOM output bytes are left
  * before each symbol group, with no other check than the distance one.
@@ -554,6 +661,8 @@ static int lk_fast(struct lk_inf *s, const lk_u8 *in_lim, const lk_u8 *out_lim)
 	s->bc = (lk_u8)bc;
 	return r;
 }
+
+#endif
 
 /* Careful path: exact bit count, per-symbol checks. */
 #define LK_DROP(e) (saved = bb, bb >>= LK_EN(e), bc -= LK_EN(e))
