@@ -194,25 +194,13 @@ LK_SSSE3 LK_SSE_ENTRY static void lk_chunk_ssse3(lk_u32 *a, lk_u32 *b, const lk_
  * them (the leak tests read them at its entry): the sums are wiped, as
  * sha256_ni.c wipes its state. x86-64 stages leave that to the firmware's
  * handoff and the kernel. */
-LK_SSSE3 static void lk_xmm_wipe(void)
-{
-#ifdef __i386__
-	__asm__ volatile("pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\t"
-			 "pxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"
-			 "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\t"
-			 "pxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7"
-			 :
-			 :
-			 : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-			   "xmm6", "xmm7");
-#endif
-}
-
 lk_u32 lk_adler32_ssse3(lk_u32 adler, const lk_u8 *p, lk_size n)
 {
 	lk_u32 r = lk_adler32_vec(adler, p, n, lk_chunk_ssse3);
 
-	lk_xmm_wipe();
+#ifdef __i386__
+	lk_cpu_xmm_wipe();
+#endif
 	return r;
 }
 

@@ -29,6 +29,32 @@
 #define LK_SSE_ENTRY
 #endif
 
+/* Zeroes the vector registers the SSE paths use, so no message word or
+ * sum outlives them into the kernel the stage starts (xmm0-7 on i386). */
+static inline __attribute__((target("sse2"))) void lk_cpu_xmm_wipe(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\t"
+			 "pxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"
+			 "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\t"
+			 "pxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7"
+			 :
+			 :
+			 : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+			   "xmm6", "xmm7");
+#endif
+#ifdef __x86_64__
+	__asm__ volatile("pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\t"
+			 "pxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"
+			 "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\t"
+			 "pxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"
+			 :
+			 :
+			 : "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
+			   "xmm14", "xmm15");
+#endif
+}
+
 /* Asked once, cached; 0 on non-x86 and under ASAN (AddressSanitizer cannot
  * see into the asm some fast paths use, so its builds take the C paths). */
 lk_u32 lk_cpu_features(void);

@@ -107,24 +107,7 @@ LK_NI_TARGET LK_SSE_ENTRY void lk_sha256_blocks_ni(lk_u32 st[8], const lk_u8 *p,
 	 * vector registers, where a kernel could read them at entry; the
 	 * portable code wipes its schedule the same way. The clobbers make
 	 * the compiler keep nothing live in them across the wipe. */
-	__asm__ volatile("pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\t"
-			 "pxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"
-			 "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\t"
-			 "pxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7"
-			 :
-			 :
-			 : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-			   "xmm6", "xmm7");
-#ifdef __x86_64__ /* i386 (the BIOS stage) has only xmm0-7 */
-	__asm__ volatile("pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\t"
-			 "pxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"
-			 "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\t"
-			 "pxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"
-			 :
-			 :
-			 : "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
-			   "xmm14", "xmm15");
-#endif
+	lk_cpu_xmm_wipe();
 }
 
 #endif

@@ -162,6 +162,8 @@ void kb_finish_alts(struct kb *b);
 const char *kb_comdat_sig(const struct kb *b, uint32_t comdat);
 
 /* kbreloc.c */
+/* Bytes of the field an x86-64 relocation type patches (0: unknown). */
+unsigned kb_reloc_width(uint32_t type);
 void kb_scan_relocs(struct kb *b);
 void kb_finish_relocs(struct kb *b);
 uint32_t kb_section_sym(struct kb *b, uint32_t oi, uint32_t si);

@@ -11,7 +11,7 @@
 
 #include "kbint.h"
 
-static unsigned reloc_width(uint32_t t)
+unsigned kb_reloc_width(uint32_t t)
 {
 	switch (t) {
 	case R_X86_64_64:
@@ -228,7 +228,7 @@ static void scan_one(struct kb *b, uint32_t oi, struct kb_sec *rs)
 			       o->name, s->name, (unsigned long long)r.offset, k);
 			continue;
 		}
-		w = reloc_width(r.type);
+		w = kb_reloc_width(r.type);
 		if (!w) {
 			kb_err(b, "%s: section %s+0x%llx: unsupported relocation type %u against '%s'",
 			       o->name, s->name, (unsigned long long)r.offset, r.type,

@@ -379,27 +379,6 @@ struct relocs_out {
 	size_t n, nwide;
 };
 
-/* Bytes of the field a kit relocation type patches (0: none known). */
-static int reloc_width(uint32_t type)
-{
-	switch (type) {
-	case R_X86_64_64:
-	case R_X86_64_PC64:
-		return 8;
-	case R_X86_64_PC32:
-	case R_X86_64_32:
-	case R_X86_64_32S:
-		return 4;
-	case R_X86_64_16:
-	case R_X86_64_PC16:
-		return 2;
-	case R_X86_64_8:
-	case R_X86_64_PC8:
-		return 1;
-	}
-	return 0;
-}
-
 /* Whether a field of w bytes holds `add` sign-extended. */
 static int addend_fits(int64_t add, int w)
 {
@@ -418,7 +397,7 @@ static void add_reloc(struct kb *b, struct relocs_out *v, struct kb_buf *data,
 		      uint64_t *prev)
 {
 	const struct lk_chunk *ch = &b->chunks[c];
-	int w = reloc_width(type), inplace = cover != NULL && w > 0 &&
+	int w = (int)kb_reloc_width(type), inplace = cover != NULL && w > 0 &&
 					      off <= ch->size && ch->size - off >= (uint64_t)w;
 
 	if (off > UINT32_MAX || sym >= LK_RELOC_MAX_SYMS || type >= LK_RELOC_WIDE) {
@@ -457,7 +436,7 @@ static uint8_t *reloc_cover(const struct kb *b, size_t c, const struct kb_reloc 
 		return NULL;
 	cover = kb_xcalloc(ch->size ? ch->size : 1, 1);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t w = (uint64_t)reloc_width(k[i].type);
+		uint64_t w = kb_reloc_width(k[i].type);
 
 		for (uint64_t at = k[i].offset; at < ch->size && at < k[i].offset + w; at++)
 			cover[at] += cover[at] < 2;
