@@ -288,10 +288,7 @@ int eb_inflate_kit(struct lk_boot *b, const struct lk_kit *kit,
 	lk_u32 i;
 
 	if (kit->nseg < 2 || !eb_pool_start(s, "inflate")) {
-		lk_u8 sum[32];
-
-		lk_kit_hash(kit, sum);
-		if (lk_kit_check_hash(&s->boot.host, kit, name, sum))
+		if (lk_kit_verify(&s->boot.host, kit, name))
 			return LK_ERR_HASH;
 		lk_boot_phase(b, "verify"); /* apart only here */
 		return lk_kit_inflate(&s->boot.host, kit, name, dst, size);

@@ -142,18 +142,24 @@ int lk_kit_check_hash(const struct lk_host *h, const struct lk_kit *kit,
 	return LK_OK;
 }
 
+int lk_kit_verify(const struct lk_host *h, const struct lk_kit *kit,
+		  const char *name)
+{
+	lk_u8 sum[32];
+
+	lk_kit_hash(kit, sum);
+	return lk_kit_check_hash(h, kit, name, sum);
+}
+
 /* The hash comes before the record and the segment index are parsed:
  * a damaged kit is reported as such, whichever byte is damaged. */
 int lk_kit_open(const struct lk_host *h, const void *kit, lk_u64 kit_size,
 		const char *name, struct lk_kit *out)
 {
-	lk_u8 sum[32];
 	int rc = lk_kit_header(h, kit, kit_size, name, out);
 
-	if (rc == LK_OK) {
-		lk_kit_hash(out, sum);
-		rc = lk_kit_check_hash(h, out, name, sum);
-	}
+	if (rc == LK_OK)
+		rc = lk_kit_verify(h, out, name);
 	if (rc == LK_OK)
 		rc = lk_kit_tail(h, name, out);
 	if (rc != LK_OK)

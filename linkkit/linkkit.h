@@ -191,6 +191,9 @@ void lk_kit_hash(const struct lk_kit *kit, lk_u8 sum[32]);
 /* Compares sum with the header's; the error line is logged here. */
 int lk_kit_check_hash(const struct lk_host *h, const struct lk_kit *kit,
 		      const char *name, const lk_u8 sum[32]);
+/* lk_kit_hash then lk_kit_check_hash, on this processor. */
+int lk_kit_verify(const struct lk_host *h, const struct lk_kit *kit,
+		  const char *name);
 /* Inflates into dst (payload_size bytes) and checks the produced size. */
 int lk_kit_inflate(const struct lk_host *h, const struct lk_kit *kit,
 		   const char *name, void *dst, lk_u64 dst_size);
