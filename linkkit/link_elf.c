@@ -42,8 +42,99 @@ static lk_u8 lk_out_bind(const struct lk_link *L, lk_u32 i)
 	return lk_sym_def(L, i)->bind;
 }
 
-static void lk_elf_sizes(const struct lk_link *L, struct lk_elf_sizes *z)
+/*
+ * Symbol names for the .symtab: strtab's, or for the kallsyms-listed
+ * symbols of a `create --linux` kit (whose names strtab leaves out) the
+ * blob's, expanded once into buf. Only a Linux kit pays for this, and
+ * only where something asks for its symbol table (`linkkit link`).
+ */
+struct lk_elf_names {
+	const struct lk_link *L;
+	const char **name; /* per kit symbol; LK_NULL: strtab's */
+	char *buf;
+	lk_u64 nbuf;
+};
+
+static const char *lk_elf_name(const struct lk_elf_names *nm, lk_u32 i)
 {
+	const struct lk_link *L = nm->L;
+
+	if (nm->name && nm->name[i])
+		return nm->name[i];
+	return lk_str(L, L->sym[i].name);
+}
+
+static int lk_elf_blob_named(const struct lk_link *L, lk_u32 s)
+{
+	return L->sym[s].name == 0 && L->sym[s].emit;
+}
+
+/* Walks the blob; with nm->buf set, stores the names it needs. */
+static lk_u64 lk_elf_names_walk(struct lk_elf_names *nm)
+{
+	const struct lk_link *L = nm->L;
+	struct lk_ksym_names it;
+	char one[LK_KSYM_NAME_MAX];
+	lk_u64 used = 0;
+	lk_u32 i, len, s;
+
+	lk_ksym_names_begin(&it, &L->kblob);
+	for (i = 0; i < L->kblob.n; i++) {
+		len = lk_ksym_names_next(&it, one);
+		s = (lk_u32)L->kref[4 * i] | (lk_u32)L->kref[4 * i + 1] << 8 |
+		    (lk_u32)L->kref[4 * i + 2] << 16 |
+		    (lk_u32)L->kref[4 * i + 3] << 24;
+		if (!len || !lk_elf_blob_named(L, s))
+			continue;
+		if (nm->buf) {
+			lk_memcpy(nm->buf + used, one, len + 1);
+			nm->name[s] = nm->buf + used;
+		}
+		used += len + 1;
+	}
+	return used;
+}
+
+static void lk_elf_names_close(struct lk_elf_names *nm)
+{
+	const struct lk_host *h = nm->L->h;
+
+	if (nm->name)
+		h->free(h->ctx, nm->name,
+			(lk_size)nm->L->nsym * sizeof(*nm->name));
+	if (nm->buf)
+		h->free(h->ctx, nm->buf, (lk_size)nm->nbuf);
+	nm->name = LK_NULL;
+	nm->buf = LK_NULL;
+}
+
+static int lk_elf_names_open(struct lk_elf_names *nm, const struct lk_link *L)
+{
+	const struct lk_host *h = L->h;
+
+	lk_memset(nm, 0, sizeof(*nm));
+	nm->L = L;
+	if (!L->kref)
+		return LK_OK;
+	nm->nbuf = lk_elf_names_walk(nm);
+	if (nm->nbuf == 0)
+		return LK_OK;
+	nm->name = h->alloc(h->ctx, (lk_size)L->nsym * sizeof(*nm->name));
+	nm->buf = h->alloc(h->ctx, (lk_size)nm->nbuf);
+	if (!nm->name || !nm->buf) {
+		lk_elf_names_close(nm);
+		LK_ERR(L, "%s: ELF view: out of memory for symbol names",
+		       L->name);
+		return LK_ERR_NOMEM;
+	}
+	lk_memset(nm->name, 0, (lk_size)L->nsym * sizeof(*nm->name));
+	lk_elf_names_walk(nm);
+	return LK_OK;
+}
+
+static void lk_elf_sizes(const struct lk_elf_names *nm, struct lk_elf_sizes *z)
+{
+	const struct lk_link *L = nm->L;
 	lk_u32 i;
 
 	lk_memset(z, 0, sizeof(*z));
@@ -54,7 +145,7 @@ static void lk_elf_sizes(const struct lk_link *L, struct lk_elf_sizes *z)
 			continue;
 		z->nsym++;
 		z->nlocal += lk_out_bind(L, i) == LK_STB_LOCAL;
-		z->strtab += lk_strlen(lk_str(L, L->sym[i].name)) + 1;
+		z->strtab += lk_strlen(lk_elf_name(nm, i)) + 1;
 	}
 	z->shstrtab = sizeof(lk_tail_names);
 	for (i = 0; i < L->nseq; i++)
@@ -65,28 +156,51 @@ static void lk_elf_sizes(const struct lk_link *L, struct lk_elf_sizes *z)
 	z->symtab = (lk_u64)z->nsym * sizeof(struct lk_elf64_sym);
 }
 
-void lk_link_tail_sizes(const struct lk_link *L, lk_u64 *strtab,
-			lk_u64 *shstrtab)
+/* The sizes, names opened and closed around them. */
+static int lk_elf_sizes_named(const struct lk_link *L, struct lk_elf_sizes *z)
+{
+	struct lk_elf_names nm;
+	int rc = lk_elf_names_open(&nm, L);
+
+	if (rc)
+		return rc;
+	lk_elf_sizes(&nm, z);
+	lk_elf_names_close(&nm);
+	return LK_OK;
+}
+
+int lk_link_tail_sizes(const struct lk_link *L, lk_u64 *strtab,
+		       lk_u64 *shstrtab)
 {
 	struct lk_elf_sizes z;
+	int rc = lk_elf_sizes_named(L, &z);
 
-	lk_elf_sizes(L, &z);
 	*strtab = z.strtab;
 	*shstrtab = z.shstrtab;
+	return rc;
+}
+
+static void lk_elf_view_of(const struct lk_elf_sizes *z,
+			   struct lk_elf_view *out)
+{
+	out->shnum = z->shnum;
+	out->shentsize = sizeof(struct lk_elf64_shdr);
+	out->shstrndx = z->shnum - 1;
+	out->size = z->shdrs + z->symtab + z->strtab + z->shstrtab;
 }
 
 int lk_link_elf_size(const struct lk_link *L, struct lk_elf_view *out)
 {
 	struct lk_elf_sizes z;
+	int rc;
 
 	lk_memset(out, 0, sizeof(*out));
 	if (!L->laid_out)
 		return LK_ERR_LINK;
-	lk_elf_sizes(L, &z);
-	out->shnum = z.shnum;
-	out->shentsize = sizeof(struct lk_elf64_shdr);
-	out->shstrndx = z.shnum - 1;
-	out->size = z.shdrs + z.symtab + z.strtab + z.shstrtab;
+	rc = lk_elf_sizes_named(L, &z);
+	if (rc)
+		return rc;
+	lk_elf_view_of(&z, out);
 	return LK_OK;
 }
 
@@ -100,14 +214,15 @@ static lk_u32 lk_add_str(lk_u8 *tab, lk_u64 *used, const char *s)
 	return off;
 }
 
-static void lk_emit_sym(const struct lk_link *L, lk_u32 i,
+static void lk_emit_sym(const struct lk_elf_names *nm, lk_u32 i,
 			struct lk_elf64_sym *s, lk_u8 *strtab, lk_u64 *used)
 {
+	const struct lk_link *L = nm->L;
 	const struct lk_symbol *y = &L->sym[i];
 	lk_u32 o = lk_sym_outsec(L, i);
 	const struct lk_symbol *d = lk_sym_def(L, i);
 
-	s->st_name = lk_add_str(strtab, used, lk_str(L, y->name));
+	s->st_name = lk_add_str(strtab, used, lk_elf_name(nm, i));
 	s->st_info = (lk_u8)((lk_out_bind(L, i) << 4) | (d->type & 0xf));
 	s->st_other = y->other & 3;
 	s->st_value = L->sym_val[i];
@@ -118,9 +233,10 @@ static void lk_emit_sym(const struct lk_link *L, lk_u32 i,
 }
 
 /* Locals first, as ELF requires; sh_info is the first global. */
-static void lk_emit_symtab(const struct lk_link *L, struct lk_elf64_sym *st,
-			   lk_u8 *strtab)
+static void lk_emit_symtab(const struct lk_elf_names *nm,
+			   struct lk_elf64_sym *st, lk_u8 *strtab)
 {
+	const struct lk_link *L = nm->L;
 	lk_u64 used = 1;
 	lk_u32 i, n = 1, pass;
 
@@ -130,7 +246,7 @@ static void lk_emit_symtab(const struct lk_link *L, struct lk_elf64_sym *st,
 		for (i = 0; i < L->nsym; i++)
 			if (lk_sym_emitted(L, i) &&
 			    (lk_out_bind(L, i) == LK_STB_LOCAL) == (pass == 0))
-				lk_emit_sym(L, i, &st[n++], strtab, &used);
+				lk_emit_sym(nm, i, &st[n++], strtab, &used);
 }
 
 static void lk_emit_outsec_shdrs(const struct lk_link *L,
@@ -173,21 +289,34 @@ int lk_link_elf_emit(const struct lk_link *L, void *buf, lk_u64 buf_size,
 		     lk_u64 buf_addr, struct lk_elf_view *out)
 {
 	struct lk_elf_sizes z;
+	struct lk_elf_names nm;
 	struct lk_elf64_shdr *sh = buf;
 	lk_u8 *b = buf;
 	lk_u64 symoff, stroff, shstroff, used;
 	lk_u32 n;
+	int rc;
 
-	if (lk_link_elf_size(L, out) != LK_OK || buf_size < out->size) {
-		LK_ERR(L, "%s: ELF view: no layout or buffer too small", L->name);
+	lk_memset(out, 0, sizeof(*out));
+	if (!L->laid_out) {
+		LK_ERR(L, "%s: ELF view: no layout", L->name);
 		return LK_ERR_RANGE;
 	}
-	lk_elf_sizes(L, &z);
+	rc = lk_elf_names_open(&nm, L);
+	if (rc)
+		return rc;
+	lk_elf_sizes(&nm, &z);
+	lk_elf_view_of(&z, out);
+	if (buf_size < out->size) {
+		lk_elf_names_close(&nm);
+		LK_ERR(L, "%s: ELF view: buffer too small", L->name);
+		return LK_ERR_RANGE;
+	}
 	lk_memset(buf, 0, (lk_size)out->size);
 	symoff = z.shdrs;
 	stroff = symoff + z.symtab;
 	shstroff = stroff + z.strtab;
-	lk_emit_symtab(L, (struct lk_elf64_sym *)(b + symoff), b + stroff);
+	lk_emit_symtab(&nm, (struct lk_elf64_sym *)(b + symoff), b + stroff);
+	lk_elf_names_close(&nm);
 	lk_memcpy(b + shstroff, lk_tail_names, sizeof(lk_tail_names));
 	used = sizeof(lk_tail_names);
 	lk_emit_outsec_shdrs(L, sh, b + shstroff, &used);

@@ -140,6 +140,10 @@ struct lk_link {
 void *lk_link_alloc(struct lk_link *L, lk_u64 count, lk_u64 elsize);
 const char *lk_str(const struct lk_link *L, lk_u32 off);
 const char *lk_chunk_obj_name(const struct lk_link *L, lk_u32 chunk);
+/* Symbol s for a message: its name, else its kallsyms name, else where
+ * it is (sections, merged pieces). buf: LK_SYM_LABEL bytes. */
+#define LK_SYM_LABEL (LK_KSYM_NAME_MAX + 64)
+const char *lk_sym_label(const struct lk_link *L, lk_u32 s, char *buf);
 int lk_is_pow2(lk_u64 v);
 /* kit_prov.c, for lk_kit_open: checks the LK_KIT_F_PROV record at the end
  * of the hashed bytes, sets kit->prov and takes it off kit->zsize; the
@@ -161,7 +165,7 @@ int lk_os_in_segment(const struct lk_link *L, lk_u32 os, lk_u32 phdr);
 int lk_link_headers(struct lk_link *L);
 void lk_write_headers(const struct lk_link *L, lk_u8 *img);
 /* Bytes of the ELF view's .strtab and .shstrtab (obsd_syms.c). */
-void lk_link_tail_sizes(const struct lk_link *L, lk_u64 *strtab,
+int lk_link_tail_sizes(const struct lk_link *L, lk_u64 *strtab,
 			lk_u64 *shstrtab);
 
 /* link_merge.c */
@@ -186,6 +190,10 @@ int lk_linux_sort(const struct lk_link *L, lk_u8 *img);
  * checked at open, applied to the written image (img at load_lo). */
 int lk_linux_kallsyms_open(struct lk_link *L);
 int lk_linux_kallsyms(const struct lk_link *L, lk_u8 *img);
+/* Kit symbol s's name when the kit keeps it only in the kallsyms blob
+ * (`create --linux` leaves listed symbols' names out of strtab); LK_NULL
+ * when it is not listed. O(n), for messages. out: LK_KSYM_NAME_MAX bytes. */
+const char *lk_linux_sym_name(const struct lk_link *L, lk_u32 s, char *out);
 
 /* reloc_x86_64.c */
 #define LK_RELOC_NTYPES (LK_R_X86_64_PC64 + 1)

@@ -443,9 +443,12 @@ static int lk_eval_expr(struct lk_link *L, struct lk_eval *e,
 	case LK_E_SHIFT: v = L->shift; break;
 	case LK_E_DOT: v = e->dot; break;
 	case LK_E_SYM:
-		if (!lk_sym_now(L, op->arg, 0, &v))
+		if (!lk_sym_now(L, op->arg, 0, &v)) {
+			char label[LK_SYM_LABEL];
+
 			return lk_eval_fail(L, e, "symbol used before it is "
-					    "defined:", lk_str(L, L->sym[op->arg].name));
+					    "defined:", lk_sym_label(L, op->arg, label));
+		}
 		break;
 	case LK_E_ADDR: case LK_E_LOADADDR: case LK_E_SIZEOF: case LK_E_ALIGNOF:
 		if (!lk_eval_outsec(L, e, op, &v))
@@ -756,10 +759,11 @@ static lk_u32 lk_os_at(const struct lk_link *L, lk_u64 a, int lma)
 static int lk_entry(struct lk_link *L)
 {
 	lk_u32 s = L->hdr->entry_sym, o;
+	char label[LK_SYM_LABEL];
 
 	if (!L->sym_known[s]) {
 		LK_ERR(L, "%s: entry symbol '%s' is undefined", L->name,
-		       lk_str(L, L->sym[s].name));
+		       lk_sym_label(L, s, label));
 		return 0;
 	}
 	L->entry_vma = L->sym_val[s];
@@ -767,7 +771,7 @@ static int lk_entry(struct lk_link *L)
 	if (lk_os_at(L, L->entry_vma, 0) == LK_NONE &&
 	    lk_os_at(L, L->entry_vma, 1) == LK_NONE) {
 		LK_ERR(L, "%s: entry symbol '%s' at 0x%llx lies outside every "
-		       "output section", L->name, lk_str(L, L->sym[s].name),
+		       "output section", L->name, lk_sym_label(L, s, label),
 		       L->entry_vma);
 		return 0;
 	}

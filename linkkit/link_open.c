@@ -53,6 +53,26 @@ const char *lk_chunk_obj_name(const struct lk_link *L, lk_u32 chunk)
 	return lk_str(L, L->obj[L->chunk[chunk].object].name);
 }
 
+const char *lk_sym_label(const struct lk_link *L, lk_u32 s, char *buf)
+{
+	const struct lk_symbol *y = &L->sym[s];
+
+	if (*lk_str(L, y->name))
+		return lk_str(L, y->name);
+	if (lk_linux_sym_name(L, s, buf))
+		return buf;
+	if (y->kind == LK_SYM_CHUNK && y->ref < L->nchunk)
+		lk_snprintf(buf, LK_SYM_LABEL, "%s(%s+0x%llx)",
+			    lk_chunk_obj_name(L, y->ref),
+			    lk_str(L, L->chunk[y->ref].name), y->value);
+	else if (y->kind == LK_SYM_MERGE)
+		lk_snprintf(buf, LK_SYM_LABEL, "merged piece %u+0x%llx", y->ref,
+			    y->value);
+	else
+		lk_snprintf(buf, LK_SYM_LABEL, "#%u", s);
+	return buf;
+}
+
 static int lk_name_ok(const struct lk_link *L, lk_u32 off, const char *what,
 		      lk_u32 idx)
 {
@@ -350,11 +370,12 @@ static int lk_check_outsecs(struct lk_link *L)
 static int lk_check_alt(struct lk_link *L, lk_u32 i)
 {
 	const struct lk_symbol *s = &L->sym[i];
+	char label[LK_SYM_LABEL];
 	lk_u64 k;
 
 	if (s->value == 0 || s->ref >= L->nsym || s->value > L->nsym - s->ref) {
 		LK_ERR(L, "%s: symbol '%s': candidates %u+%llu out of range",
-		       L->name, lk_str(L, s->name), s->ref, s->value);
+		       L->name, lk_sym_label(L, i, label), s->ref, s->value);
 		return 0;
 	}
 	for (k = s->ref; k < s->ref + s->value; k++) {
@@ -362,7 +383,7 @@ static int lk_check_alt(struct lk_link *L, lk_u32 i)
 			LK_ERR(L,
 			       "%s: symbol '%s': candidate %llu is not a "
 			       "chunk symbol",
-			       L->name, lk_str(L, s->name), k);
+			       L->name, lk_sym_label(L, i, label), k);
 			return 0;
 		}
 	}
@@ -372,6 +393,7 @@ static int lk_check_alt(struct lk_link *L, lk_u32 i)
 static int lk_check_symbol(struct lk_link *L, lk_u32 i)
 {
 	const struct lk_symbol *s = &L->sym[i];
+	char label[LK_SYM_LABEL];
 	int bad = 0;
 
 	if (!lk_name_ok(L, s->name, "symbol", i))
@@ -402,7 +424,7 @@ static int lk_check_symbol(struct lk_link *L, lk_u32 i)
 	}
 	if (bad)
 		LK_ERR(L, "%s: symbol '%s': bad kind %u, reference %u or value "
-		       "0x%llx", L->name, lk_str(L, s->name), s->kind, s->ref,
+		       "0x%llx", L->name, lk_sym_label(L, i, label), s->kind, s->ref,
 		       s->value);
 	return !bad;
 }

@@ -6,9 +6,7 @@
  */
 #include "linux_kallsyms.h"
 
-#define LK_KSYM_TOKENS 256u
 #define LK_KSYM_INDEX_SIZE (2u * LK_KSYM_TOKENS)
-#define LK_KSYM_NAME_MAX 512u /* type letter + name, as the kernel reads it */
 
 static lk_u32 lk_ksym_rd32(const lk_u8 *p)
 {
@@ -186,6 +184,32 @@ static lk_u32 lk_ksym_expand(const struct lk_ksym_blob *b, const lk_u16 *idx,
 	}
 	out[o] = 0;
 	return o;
+}
+
+void lk_ksym_names_begin(struct lk_ksym_names *it, const struct lk_ksym_blob *b)
+{
+	it->b = b;
+	it->off = 0;
+	it->i = 0;
+	/* lk_ksym_open checked the table: this cannot fail. */
+	lk_ksym_tokens(b->token_table, b->token_table_len, it->idx);
+}
+
+lk_u32 lk_ksym_names_next(struct lk_ksym_names *it, char *out)
+{
+	lk_u8 buf[LK_KSYM_NAME_MAX + 1];
+	lk_u32 len;
+
+	if (it->i >= it->b->n)
+		return 0;
+	it->i++;
+	len = lk_ksym_expand(it->b, it->idx, it->off, buf, &it->off);
+	if (len < 2) {
+		out[0] = 0;
+		return 0;
+	}
+	lk_ksym_copy((lk_u8 *)out, buf + 1, len); /* the name and its NUL */
+	return len - 1;
 }
 
 static int lk_ksym_has(const lk_u8 *s, lk_u32 len, lk_u32 at, const char *what)

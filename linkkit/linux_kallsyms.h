@@ -77,6 +77,8 @@
 #define LK_KSYM_NONE 0xffffffffu
 #define LK_KSYM_MAX_SYMS 0x1000000u
 #define LK_KSYM_MAX_LEN 0x3fffu /* kallsyms' two-byte ULEB128 limit */
+#define LK_KSYM_NAME_MAX 512u /* type letter + name, as the kernel reads it */
+#define LK_KSYM_TOKENS 256u
 
 /* Per-symbol flags byte. */
 #define LK_KSYM_F_UNDERSCORES 0x0fu /* leading '_' of the name (0..15) */
@@ -134,6 +136,19 @@ const char *lk_ksym_open(struct lk_ksym_blob *b, const void *blob, lk_u64 len);
  * expands every name with the token table and checks the flags and the
  * name order against it. Not needed at boot when the kit is trusted. */
 const char *lk_ksym_check(const struct lk_ksym_blob *b);
+
+/* The names in blob order, expanded (a `create --linux` kit keeps a
+ * listed symbol's name only here). b must come from lk_ksym_open. */
+struct lk_ksym_names {
+	const struct lk_ksym_blob *b;
+	lk_u64 off;
+	lk_u32 i;
+	lk_u16 idx[LK_KSYM_TOKENS];
+};
+void lk_ksym_names_begin(struct lk_ksym_names *it, const struct lk_ksym_blob *b);
+/* The next name without its type letter into out (LK_KSYM_NAME_MAX
+ * bytes, NUL-terminated); its length, 0 after the last. */
+lk_u32 lk_ksym_names_next(struct lk_ksym_names *it, char *out);
 
 lk_u64 lk_ksym_work_size(const struct lk_ksym_blob *b);
 lk_u64 lk_ksym_markers_size(const struct lk_ksym_blob *b);

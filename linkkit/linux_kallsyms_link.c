@@ -51,6 +51,7 @@ int lk_linux_kallsyms_open(struct lk_link *L)
 {
 	int on = (L->hdr->flags & LK_PAYLOAD_F_LINUX_KALLSYMS) != 0;
 	struct lk_ksym_layout lay;
+	const lk_u8 *ref;
 	const char *why;
 	lk_u64 n;
 
@@ -63,17 +64,39 @@ int lk_linux_kallsyms_open(struct lk_link *L)
 	n = lk_ksym_rd32(L->ksyms + 4);
 	if (n > (L->nksyms - 8) / 4)
 		return lk_ksym_bad(L, "symbol count past the table's end");
-	L->kref = L->ksyms + 8;
-	why = lk_ksym_open(&L->kblob, L->kref + 4 * n, L->nksyms - 8 - 4 * n);
+	ref = L->ksyms + 8;
+	why = lk_ksym_open(&L->kblob, ref + 4 * n, L->nksyms - 8 - 4 * n);
 	if (why)
 		return lk_ksym_bad(L, why);
 	if (L->kblob.n != n)
 		return lk_ksym_bad(L, "symbol count differs from the blob's");
 	for (lk_u64 i = 0; i < n; i++)
-		if (lk_ksym_rd32(L->kref + 4 * i) >= L->nsym)
+		if (lk_ksym_rd32(ref + 4 * i) >= L->nsym)
 			return lk_ksym_bad(L, "symbol index out of range");
 	lk_ksym_layout(&L->kblob, &lay);
-	return lk_ksym_chunk_ok(L, lay.size);
+	if (!lk_ksym_chunk_ok(L, lay.size))
+		return 0;
+	L->kref = ref; /* only now may lk_linux_sym_name read the blob */
+	return 1;
+}
+
+const char *lk_linux_sym_name(const struct lk_link *L, lk_u32 s, char *out)
+{
+	struct lk_ksym_names it;
+	lk_u32 i, at = LK_KSYM_NONE;
+
+	if (!L->kref)
+		return LK_NULL;
+	for (i = 0; i < L->kblob.n && at == LK_KSYM_NONE; i++)
+		if (lk_ksym_rd32(L->kref + 4 * i) == s)
+			at = i;
+	if (at == LK_KSYM_NONE)
+		return LK_NULL;
+	lk_ksym_names_begin(&it, &L->kblob);
+	for (i = 0; i <= at; i++)
+		if (!lk_ksym_names_next(&it, out))
+			return LK_NULL;
+	return out;
 }
 
 /* addr[i]: blob symbol i's final value; 0 and *bad set if it has none. */
@@ -125,6 +148,7 @@ int lk_linux_kallsyms(const struct lk_link *L, lk_u8 *img)
 	void *work;
 	const char *why = LK_NULL;
 	lk_u32 bad = LK_KSYM_NONE, sym = LK_KSYM_NONE;
+	char label[LK_SYM_LABEL];
 
 	if (!dst) {
 		LK_ERR_KSYM(L, "%s: kallsyms: %s(.rodata) is not in the loaded image",
@@ -154,7 +178,7 @@ int lk_linux_kallsyms(const struct lk_link *L, lk_u8 *img)
 		return LK_OK;
 	if (sym != LK_KSYM_NONE)
 		LK_ERR_KSYM(L, "%s: kallsyms: %s (symbol %s)", L->name, why,
-			    lk_str(L, L->sym[sym].name));
+			    lk_sym_label(L, sym, label));
 	else
 		LK_ERR_KSYM(L, "%s: kallsyms: %s", L->name, why);
 	return LK_ERR_LINK;

@@ -60,9 +60,9 @@ lk_u64 lk_link_obsd_syms_size(const struct lk_link *L)
 	struct lk_elf_view v;
 	lk_u64 str, shstr;
 
-	if (lk_link_elf_size(L, &v) != LK_OK)
+	if (lk_link_elf_size(L, &v) != LK_OK ||
+	    lk_link_tail_sizes(L, &str, &shstr) != LK_OK)
 		return 0;
-	lk_link_tail_sizes(L, &str, &shstr);
 	return LK_EHDR + (v.size - str - shstr) + lk_up8(str) + lk_up8(shstr);
 }
 

@@ -75,25 +75,6 @@ static void lk_put_le(lk_u8 *p, lk_u64 v, int width)
 		p[i] = (lk_u8)(v >> (8 * i));
 }
 
-/* Unnamed symbols (sections, merged pieces) are named by where they are. */
-static const char *lk_sym_label(const struct lk_link *L, lk_u32 s, char *buf,
-				lk_size n)
-{
-	const struct lk_symbol *y = &L->sym[s];
-
-	if (L->str[y->name] != '\0')
-		return L->str + y->name;
-	if (y->kind == LK_SYM_CHUNK)
-		lk_snprintf(buf, n, "%s(%s+0x%llx)",
-			    lk_chunk_obj_name(L, y->ref),
-			    lk_str(L, L->chunk[y->ref].name), y->value);
-	else if (y->kind == LK_SYM_MERGE)
-		lk_snprintf(buf, n, "merged piece %u+0x%llx", y->ref, y->value);
-	else
-		lk_snprintf(buf, n, "#%u", s);
-	return buf;
-}
-
 /* One relocation as the loop found it: record r (an index into the
  * relocs table) of `chunk`, at offset off, with its decoded info. */
 struct lk_reloc_site {
@@ -105,7 +86,7 @@ static void lk_reloc_error(const struct lk_link *L,
 			   const struct lk_reloc_site *at, const char *what,
 			   lk_u64 value, lk_u32 *nerr)
 {
-	char label[160];
+	char label[LK_SYM_LABEL];
 
 	if ((*nerr)++ >= LK_RELOC_ERR_CAP)
 		return;
@@ -116,8 +97,7 @@ static void lk_reloc_error(const struct lk_link *L,
 	       lk_str(L, L->chunk[at->chunk].name), at->off,
 	       lk_reloc_name(lk_reloc_info_type(at->info) & ~LK_RELOC_WIDE),
 	       what,
-	       lk_sym_label(L, lk_reloc_info_sym(at->info), label,
-			    sizeof(label)),
+	       lk_sym_label(L, lk_reloc_info_sym(at->info), label),
 	       value);
 }
 

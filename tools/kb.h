@@ -106,6 +106,11 @@ int kb_thin_members(const char *path, char ***out, size_t *nout);
 int kb_ksyms_attach(struct kb_buf *buf, struct lk_payload_header *h, const char *map_path,
 		    const char *obj);
 
+/* ---- kbserial.c ---- */
+/* Drops the strings no table names any more from a serialized payload's
+ * strtab (renumbering every name) and moves the tables after it up. */
+int kb_strtab_compact(struct kb_buf *buf, struct lk_payload_header *h);
+
 /* ---- kbtar.c: `create --openbsd kernel.tgz[:NAME]` ---- */
 int kb_is_tarball(const char *path);
 int kb_tarball_extract(const char *arg, char **dir);

@@ -168,6 +168,34 @@ static int ks_place(struct kb_buf *buf, struct lk_payload_header *h, const struc
 	return 0;
 }
 
+/*
+ * A listed symbol's name is in the blob already (token-compressed, as
+ * kallsyms_names holds it): strtab need not hold it too. Linux defconfig:
+ * 2.4 MB less payload, 0.7 MB less kit. The boot side reads such a name
+ * from the blob where a message or `linkkit link`'s .symtab wants it
+ * (lk_sym_label, link_elf.c). Names the boot side looks up stay.
+ */
+static const char *const ks_looked_up[] = { "main_extable_sort_needed" };
+
+static int ks_looked_up_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(ks_looked_up) / sizeof(ks_looked_up[0]); i++)
+		if (!strcmp(name, ks_looked_up[i]))
+			return 1;
+	return 0;
+}
+
+static void ks_unname(struct kb_buf *buf, const struct lk_payload_header *h,
+		      const uint32_t *refs, uint32_t n)
+{
+	struct lk_symbol *y = (struct lk_symbol *)(buf->p + h->symbols.off);
+	const char *str = (const char *)buf->p + h->strtab.off;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!ks_looked_up_name(str + y[refs[i]].name))
+			y[refs[i]].name = 0;
+}
+
 int kb_ksyms_attach(struct kb_buf *buf, struct lk_payload_header *h, const char *map_path,
 		    const char *obj)
 {
@@ -203,6 +231,10 @@ int kb_ksyms_attach(struct kb_buf *buf, struct lk_payload_header *h, const char 
 	lk_link_close(L);
 	L = NULL;
 	rc = ks_place(buf, h, &k, refs, obj);
+	if (!rc) {
+		ks_unname(buf, h, refs, k.n);
+		rc = kb_strtab_compact(buf, h);
+	}
 out:
 	if (L)
 		lk_link_close(L);

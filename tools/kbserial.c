@@ -657,3 +657,112 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 	*size = o.buf.len;
 	return 0;
 }
+
+/* ---- strtab compaction ---- */
+
+struct str_users {
+	uint32_t *field[6];
+	size_t count[6], stride[6];
+};
+
+/* Every strtab offset a table holds, as (pointer, count, stride). */
+static void str_users(uint8_t *pl, const struct lk_payload_header *h, struct str_users *u)
+{
+	const struct lk_table *t[6] = { &h->objects, &h->chunks, &h->comdats,
+					&h->outsecs, &h->phdrs, &h->symbols };
+	const size_t sz[6] = { sizeof(struct lk_object), sizeof(struct lk_chunk),
+			       sizeof(struct lk_comdat), sizeof(struct lk_outsec),
+			       sizeof(struct lk_phdr), sizeof(struct lk_symbol) };
+	const size_t at[6] = { offsetof(struct lk_object, name), offsetof(struct lk_chunk, name),
+			       offsetof(struct lk_comdat, name), offsetof(struct lk_outsec, name),
+			       offsetof(struct lk_phdr, name), offsetof(struct lk_symbol, name) };
+
+	for (int i = 0; i < 6; i++) {
+		u->field[i] = (uint32_t *)(pl + t[i]->off + at[i]);
+		u->count[i] = t[i]->count;
+		u->stride[i] = sz[i] / 4;
+	}
+}
+
+/* The table that follows strtab, or the payload's end. */
+static size_t str_next_table(const struct lk_payload_header *h, size_t end)
+{
+	const struct lk_table *t = &h->objects;
+	size_t n = (size_t)(&h->addends - &h->objects) + 1, next = end;
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].off > h->strtab.off && t[i].off < next)
+			next = t[i].off;
+	return next;
+}
+
+static void str_mark(uint8_t *used, const struct lk_payload_header *h, uint8_t *pl,
+		     const struct str_users *u)
+{
+	struct lk_op *op = (struct lk_op *)(pl + h->plan.off);
+	for (int i = 0; i < 6; i++)
+		for (size_t k = 0; k < u->count[i]; k++)
+			used[u->field[i][k * u->stride[i]]] = 1;
+	for (uint32_t k = 0; k < h->plan.count; k++)
+		if (op[k].code == LK_S_ASSERT)
+			used[op[k].imm] = 1;
+}
+
+int kb_strtab_compact(struct kb_buf *buf, struct lk_payload_header *h)
+{
+	uint8_t *pl = buf->p, *used = kb_xcalloc(h->strtab.count, 1), *out;
+	const char *str = (const char *)pl + h->strtab.off;
+	uint32_t *map = kb_xcalloc(h->strtab.count, sizeof(*map)), len = 0;
+	size_t next = str_next_table(h, buf->len), start, delta;
+	struct lk_table *t = &h->objects;
+	struct str_users u;
+	char *nstr = kb_xcalloc(h->strtab.count, 1);
+
+	memcpy(pl, h, sizeof(*h));
+	str_users(pl, h, &u);
+	str_mark(used, h, pl, &u);
+	for (uint32_t off = 0; off < h->strtab.count;) {
+		uint32_t l = (uint32_t)strlen(str + off) + 1;
+
+		/* The canary stays: kernels scan memory for it. */
+		if (off == 0 || used[off] || !strcmp(str + off, LK_KIT_CANARY)) {
+			map[off] = len;
+			memcpy(nstr + len, str + off, l);
+			len += l;
+		}
+		for (uint32_t k = off + 1; k < off + l; k++)
+			if (used[k]) {
+				fprintf(stderr, "linkkit: internal: a name points into "
+						"another strtab string\n");
+				free(used), free(map), free(nstr);
+				return -1;
+			}
+		off += l;
+	}
+	for (int i = 0; i < 6; i++)
+		for (size_t k = 0; k < u.count[i]; k++)
+			u.field[i][k * u.stride[i]] = map[u.field[i][k * u.stride[i]]];
+	for (uint32_t k = 0; k < h->plan.count; k++) {
+		struct lk_op *op = (struct lk_op *)(pl + h->plan.off) + k;
+
+		if (op->code == LK_S_ASSERT)
+			op->imm = map[op->imm];
+	}
+	start = h->strtab.off + ((len + 7u) & ~7u);
+	delta = next - start;
+	out = kb_xcalloc(buf->len - delta, 1);
+	memcpy(out, pl, h->strtab.off);
+	memcpy(out + h->strtab.off, nstr, len);
+	memcpy(out + start, pl + next, buf->len - next);
+	h->strtab.count = len;
+	for (size_t i = 0; i <= (size_t)(&h->addends - &h->objects); i++)
+		if (t[i].off > h->strtab.off)
+			t[i].off -= (uint32_t)delta;
+	memcpy(out, h, sizeof(*h));
+	free(buf->p);
+	buf->p = out;
+	buf->len -= delta;
+	buf->cap = buf->len;
+	free(used), free(map), free(nstr);
+	return 0;
+}

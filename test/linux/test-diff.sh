@@ -22,7 +22,9 @@
 #
 # Results: linux-kit-create, linux-diff-seed-S (one per seed: every loaded
 # section equal, kallsyms' tables included, ORC and __ex_table sorted as
-# sorttable sorts them, main_extable_sort_needed cleared). Usage: test-diff.sh BUILD_DIR [SEEDS]
+# sorttable sorts them, main_extable_sort_needed cleared; and mksysmap's
+# list of the output, every name at its address), linux-ksyms-refuse-*,
+# linux-undefined-named. Usage: test-diff.sh BUILD_DIR [SEEDS]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../qemu/lib.sh"
@@ -37,6 +39,7 @@ breaks=(chunk:'chunk index out of range' count:'blob has a bad magic'
 	ref:'symbol index out of range' flag:'flag and table disagree'
 	blob:'blob has a bad magic')
 for b in "${breaks[@]}"; do names+=("linux-ksyms-refuse-${b%%:*}"); done
+names+=(linux-undefined-named)
 
 [ -f "$corpus/LINK-COMMAND" ] && [ -f "$corpus/vmlinux.a" ] ||
 	skip_all "no Linux corpus (../shared/corpora/linux-6.1-x86_64-defconfig.tar.xz)" "${names[@]}"
@@ -144,6 +147,22 @@ for s in $seeds; do
 	fi
 	python3 "$here/seccmp.py" --mask-build-id "$T/lk-$s.elf" "$T/ld-$s.elf" >"$T/cmp-$s.log" 2>&1
 	rc=$?
+	# The symbol table too, as link-vmlinux.sh's System.map sees it (the
+	# kit keeps most names only in its kallsyms blob): every name at its
+	# address. The type letters of some script symbols differ (this
+	# .symtab gives them no section): counted, not compared.
+	if ! mksysmap "$T/lk-$s.elf" "$T/lk-$s.map"; then
+		echo "differ: scripts/mksysmap failed on linkkit's output" >>"$T/cmp-$s.log"
+		rc=1
+	elif ! cmp -s <(awk '{print $1, $3}' "$T/lk-$s.map") <(awk '{print $1, $3}' "$T/ld-$s.map"); then
+		echo "differ: System.map names or addresses of linkkit's output vs ld.bfd's:" \
+			"$(diff <(awk '{print $1, $3}' "$T/ld-$s.map") <(awk '{print $1, $3}' "$T/lk-$s.map") |
+				grep -c '^[<>]') lines" >>"$T/cmp-$s.log"
+		rc=1
+	else
+		echo "System.map: $(wc -l <"$T/lk-$s.map") names and addresses identical;" \
+			"$(diff "$T/ld-$s.map" "$T/lk-$s.map" | grep -c '^>') type letters differ" >>"$T/cmp-$s.log"
+	fi
 	sed 's/^/# seed '"$s"': /' "$T/cmp-$s.log"
 	echo "# seed $s: linkkit link $(secs "$t0" "$t1") s, ld.bfd $(secs "$t1" "$t2") s"
 	if [ $rc = 0 ]; then ok "$n"; else not_ok "$n" "$(grep -m1 '^differ\|^seccmp' "$T/cmp-$s.log")"; fi
@@ -166,3 +185,21 @@ for b in "${breaks[@]}"; do
 	else ok "$n"; fi
 	rm -f "$T/bad-$m.kit" "$T/bad-$m.elf"
 done
+
+# The kit keeps a kallsyms-listed symbol's name only in the ksyms blob
+# (not in strtab): a message about that symbol still names it.
+n=linux-undefined-named
+if ! python3 "$root/test/qemu/kit-undefine.py" "$T/linux.kit" do_one_initcall "$T/undef.kit" \
+	>"$T/undef.log" 2>&1; then
+	not_ok "$n" "kit-undefine.py: $(tail -1 "$T/undef.log")"
+elif ! grep -qx 'do_one_initcall: 0 by strtab name, 1 by kallsyms name' "$T/undef.log"; then
+	not_ok "$n" "the kit's strtab still names it: $(head -1 "$T/undef.log")"
+else
+	out=$("$LK" link --seed 1 -o "$T/undef.elf" "$T/undef.kit" 2>&1)
+	rc=$?
+	if [ $rc = 0 ]; then not_ok "$n" "linked"
+	elif [[ $(printf '%s\n' "$out" | head -1) != *"against undefined symbol 'do_one_initcall'"* ]]; then
+		not_ok "$n" "said: $(printf '%s\n' "$out" | head -1)"
+	else ok "$n"; fi
+fi
+rm -f "$T/undef.kit" "$T/undef.elf"
