@@ -52,9 +52,11 @@ static void lk_wr32(lk_u8 *p, lk_u32 v)
 }
 
 /*
- * sorttable's order in linear time: by address (a stable LSD radix sort,
- * 3 passes of 11 bits over key - min), then each run of equal addresses
- * reordered as glibc's merge sort leaves it (top of the file). The keys
+ * sorttable's order in linear time: by address (stably: an address-range
+ * pass with insertion sorts, else a 3-pass LSD radix sort of 11 bits over
+ * key - min; see lk_sort_packed; ORC first tries lk_orc_by_runs), then
+ * each run of equal addresses reordered as glibc's merge sort leaves it
+ * (top of the file). The keys
  * are s32 offsets plus 4 or 12 times an index below 2^28 (sections are
  * below LK_MAX_SIZE), so they span less than 2^33; each entry is sorted as
  * one u64, (key - min) << 28 | index, so every pass reads and writes
@@ -117,12 +119,11 @@ static int lk_sort_insert(lk_u64 *v, lk_u32 n, lk_u64 *budget)
 
 /*
  * Sorts the n packed entries of pk by key, stably (tmp: n more, count:
- * 2^LK_RADIX_BITS). A link leaves these tables nearly sorted (the ORC
- * entries of a defconfig kernel: ~2,000 ascending runs, one per object
- * and code section): one counting pass into 2^LK_RADIX_BITS address
- * ranges, then an insertion sort of each range, which moves few entries.
- * A table that would make it move more than 8 per entry (a hostile kit)
- * gets the 3-pass radix sort instead, so the time stays linear.
+ * 2^LK_RADIX_BITS), one counting pass into 2^LK_RADIX_BITS address
+ * ranges, then an insertion sort of each range, which moves few entries
+ * in a nearly sorted table. A table that would make it move more than 8
+ * per entry (a hostile kit) gets the 3-pass radix sort instead, so the
+ * time stays linear.
  */
 static void lk_sort_packed(lk_u64 *pk, lk_u64 *tmp, lk_u32 n, lk_u32 *count)
 {
@@ -153,10 +154,18 @@ static void lk_sort_packed(lk_u64 *pk, lk_u64 *tmp, lk_u32 n, lk_u32 *count)
 	lk_memcpy(pk, tmp, (lk_size)n * sizeof(*pk));
 }
 
-/* ORC: within each run of equal addresses, the weak terminators (term[]
- * by original index) in link order, then the others in reverse link
- * order, as glibc's merge sort leaves them. tmp: n entries. */
-static void lk_sort_ties(lk_u64 *pk, lk_u64 *tmp, lk_u32 n, const lk_u8 *term)
+/* A weak section terminator: sp_reg ORC_REG_UNDEFINED, end 0. */
+static int lk_orc_term(const lk_u8 *orc, lk_u32 i)
+{
+	const lk_u8 *e = orc + (lk_size)i * LK_ORC_ENTRY;
+
+	return (e[4] & 0xf) == LK_ORC_REG_UNDEFINED && !(e[5] & 0x4);
+}
+
+/* ORC: within each run of equal addresses, the weak terminators (of the
+ * unsorted orc, by original index) in link order, then the others in
+ * reverse link order, as glibc's merge sort leaves them. tmp: n entries. */
+static void lk_sort_ties(lk_u64 *pk, lk_u64 *tmp, lk_u32 n, const lk_u8 *orc)
 {
 	for (lk_u32 s = 0, e; s < n; s = e) {
 		lk_u32 o = 0;
@@ -166,10 +175,10 @@ static void lk_sort_ties(lk_u64 *pk, lk_u64 *tmp, lk_u32 n, const lk_u8 *term)
 		if (e - s < 2)
 			continue;
 		for (lk_u32 i = s; i < e; i++)
-			if (term[LK_IDX(pk[i])])
+			if (lk_orc_term(orc, LK_IDX(pk[i])))
 				tmp[o++] = pk[i];
 		for (lk_u32 i = e; i-- > s;)
-			if (!term[LK_IDX(pk[i])])
+			if (!lk_orc_term(orc, LK_IDX(pk[i])))
 				tmp[o++] = pk[i];
 		lk_memcpy(pk + s, tmp, (lk_size)o * sizeof(*pk));
 	}
@@ -213,6 +222,251 @@ static void lk_sort_free(struct lk_sort_mem *m)
 		}
 }
 
+/*
+ * ORC by runs. A link leaves .orc_unwind_ip as ascending runs in the
+ * objects' random order, and runs of different objects cover disjoint
+ * address ranges: sorting is then ordering the runs by their first
+ * address and copying each once, a third of the memory traffic of
+ * packing, sorting and permuting every entry (defconfig's 487,436
+ * entries; memory bandwidth is what these passes cost).
+ *
+ * A run ends where an address is below its predecessor or more than
+ * LK_RUN_GAP above it: an object's entries for two of its sections
+ * (.text, then .init.text) ascend, but other objects' sections lie
+ * between them. Within one section of one object entries lie a few bytes
+ * apart. Defconfig: 1,987 runs by descent alone, 3,953 with 4 KiB gaps,
+ * no two of which overlap; one split too many costs one more copy, one
+ * too few (overlapping runs) the general sort.
+ */
+#define LK_RUN_GAP 4096
+#define LK_ORC_GROUP_MAX 64 /* entries at one address; more: general sort */
+
+struct lk_orc_run {
+	lk_u32 start, len;
+	lk_i64 first, last;
+};
+
+struct lk_orc_runs {
+	lk_u8 *ip, *orc;	  /* the tables, sorted in place */
+	const lk_u8 *ip0, *orc0;  /* their unsorted copies */
+	struct lk_orc_run *run;
+	lk_u64 *order; /* 2 * cap: run order, packed, and sort space */
+	lk_u32 n, nr, cap;
+	lk_u32 grp[LK_ORC_GROUP_MAX]; /* tie group: original indices */
+	lk_u32 ng, gpos;
+	lk_i64 gkey;
+};
+
+static lk_i64 lk_orc_key(const lk_u8 *ip, lk_u32 i)
+{
+	return (lk_i64)i * 4 + (lk_i32)lk_rd32(ip + (lk_size)i * 4);
+}
+
+static int lk_orc_find_runs(struct lk_orc_runs *c)
+{
+	lk_i64 prev = 0, k;
+
+	for (lk_u32 i = 0; i < c->n; i++, prev = k) {
+		k = lk_orc_key(c->ip0, i);
+		if (i == 0 || k < prev || k - prev > LK_RUN_GAP) {
+			if (c->nr == c->cap)
+				return 0;
+			c->run[c->nr].start = i;
+			c->run[c->nr++].first = k;
+		}
+		c->run[c->nr - 1].last = k;
+	}
+	for (lk_u32 r = 0; r < c->nr; r++)
+		c->run[r].len = (r + 1 < c->nr ? c->run[r + 1].start : c->n) -
+				c->run[r].start;
+	return 1;
+}
+
+static void lk_orc_sort_runs(struct lk_orc_runs *c, lk_u32 *count)
+{
+	lk_i64 lo = c->run[0].first;
+
+	for (lk_u32 r = 1; r < c->nr; r++)
+		lo = c->run[r].first < lo ? c->run[r].first : lo;
+	for (lk_u32 r = 0; r < c->nr; r++)
+		c->order[r] = (lk_u64)(c->run[r].first - lo) << LK_IDX_BITS | r;
+	lk_sort_packed(c->order, c->order + c->nr, c->nr, count);
+	/* Runs starting at one address: the shorter first ([a], then [a, b]). */
+	for (lk_u32 k = 1; k < c->nr; k++)
+		for (lk_u32 j = k; j > 0 && LK_KEY(c->order[j - 1]) == LK_KEY(c->order[j]) &&
+				   c->run[LK_IDX(c->order[j - 1])].last >
+					   c->run[LK_IDX(c->order[j])].last;
+		     j--) {
+			lk_u64 t = c->order[j];
+
+			c->order[j] = c->order[j - 1];
+			c->order[j - 1] = t;
+		}
+}
+
+/* Run p holds addresses on both sides of `at`, where another run starts:
+ * the entries above it become a run of their own. */
+static int lk_orc_split(struct lk_orc_runs *c, lk_u32 p, lk_i64 at)
+{
+	struct lk_orc_run *r = &c->run[p], *t;
+	lk_u32 lo = r->start, hi = r->start + r->len - 1; /* key(hi) > at */
+
+	if (c->nr == c->cap)
+		return 0;
+	while (lo + 1 < hi) { /* key(lo) <= at < key(hi) */
+		lk_u32 mid = lo + (hi - lo) / 2;
+
+		if (lk_orc_key(c->ip0, mid) > at)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	t = &c->run[c->nr++];
+	t->start = hi;
+	t->len = r->start + r->len - hi;
+	t->first = lk_orc_key(c->ip0, hi);
+	t->last = r->last;
+	r->len = hi - r->start;
+	r->last = lk_orc_key(c->ip0, lo);
+	return 1;
+}
+
+/*
+ * By first address, stably. A run that another one starts inside (two
+ * sections of one object less than LK_RUN_GAP apart, another object's
+ * piece between them: 1 in 24 seeds of defconfig) is split there and
+ * the runs ordered again; 0 when that does not settle.
+ */
+static int lk_orc_order_runs(struct lk_orc_runs *c, lk_u32 *count)
+{
+	for (int round = 0; round < 8; round++) {
+		int split = 0;
+
+		lk_orc_sort_runs(c, count);
+		for (lk_u32 k = 1; k < c->nr; k++) {
+			lk_u32 p = LK_IDX(c->order[k - 1]), q = LK_IDX(c->order[k]);
+
+			if (c->run[q].first >= c->run[p].last)
+				continue;
+			if (!lk_orc_split(c, p, c->run[q].first))
+				return 0;
+			split = 1;
+		}
+		if (!split)
+			return 1;
+	}
+	return 0;
+}
+
+static void lk_orc_put(struct lk_orc_runs *c, lk_u32 o, lk_u32 i, lk_i64 k)
+{
+	lk_wr32(c->ip + (lk_size)o * 4, (lk_u32)(k - (lk_i64)o * 4));
+	for (lk_u32 b = 0; b < LK_ORC_ENTRY; b++)
+		c->orc[(lk_size)o * LK_ORC_ENTRY + b] =
+			c->orc0[(lk_size)i * LK_ORC_ENTRY + b];
+}
+
+/* The entries at one address, as sorttable leaves them (top of the file):
+ * terminators in link order, then the others in reverse link order. */
+static void lk_orc_fix_group(struct lk_orc_runs *c)
+{
+	lk_u32 *g = c->grp, o = c->gpos;
+
+	for (lk_u32 i = 1; i < c->ng; i++)
+		for (lk_u32 j = i; j > 0 && g[j - 1] > g[j]; j--) {
+			lk_u32 t = g[j];
+
+			g[j] = g[j - 1];
+			g[j - 1] = t;
+		}
+	for (lk_u32 i = 0; i < c->ng; i++)
+		if (lk_orc_term(c->orc0, g[i]))
+			lk_orc_put(c, o++, g[i], c->gkey);
+	for (lk_u32 i = c->ng; i-- > 0;)
+		if (!lk_orc_term(c->orc0, g[i]))
+			lk_orc_put(c, o++, g[i], c->gkey);
+	c->ng = 0;
+}
+
+/* Output entry o is original entry i at address k: collects ties. */
+static int lk_orc_tie(struct lk_orc_runs *c, lk_u32 o, lk_u32 i, lk_i64 k,
+		      lk_i64 prevk, lk_u32 previ)
+{
+	if (o > 0 && k == prevk) {
+		if (c->ng == 0) {
+			c->grp[c->ng++] = previ;
+			c->gpos = o - 1;
+			c->gkey = k;
+		}
+		if (c->ng == LK_ORC_GROUP_MAX)
+			return 0;
+		c->grp[c->ng++] = i;
+	} else if (c->ng) {
+		lk_orc_fix_group(c);
+	}
+	return 1;
+}
+
+static int lk_orc_join_runs(struct lk_orc_runs *c)
+{
+	lk_i64 prevk = 0, k;
+	lk_u32 o = 0, previ = 0;
+
+	for (lk_u32 q = 0; q < c->nr; q++) {
+		const struct lk_orc_run *r = &c->run[LK_IDX(c->order[q])];
+
+		lk_memcpy(c->orc + (lk_size)o * LK_ORC_ENTRY,
+			  c->orc0 + (lk_size)r->start * LK_ORC_ENTRY,
+			  (lk_size)r->len * LK_ORC_ENTRY);
+		for (lk_u32 i = r->start; i < r->start + r->len; i++, o++) {
+			k = lk_orc_key(c->ip0, i);
+			if (!lk_orc_tie(c, o, i, k, prevk, previ))
+				return 0;
+			lk_wr32(c->ip + (lk_size)o * 4, (lk_u32)(k - (lk_i64)o * 4));
+			prevk = k;
+			previ = i;
+		}
+	}
+	if (c->ng)
+		lk_orc_fix_group(c);
+	return 1;
+}
+
+/* 1: sorted; 0: not runs like a link's, or no memory (tables as they were). */
+static int lk_orc_by_runs(const struct lk_host *h, lk_u8 *ip, lk_u8 *orc,
+			  lk_u32 n)
+{
+	struct lk_sort_mem m = { h, { 0 }, { 0 } };
+	struct lk_orc_runs c;
+	lk_u32 *count;
+	lk_u8 *copy;
+	int ok = 0;
+
+	lk_memset(&c, 0, sizeof(c));
+	c.ip = ip;
+	c.orc = orc;
+	c.n = n;
+	c.cap = n / 16 + 1;
+	copy = lk_sort_alloc(&m, 0, (lk_size)n * (4 + LK_ORC_ENTRY));
+	c.run = lk_sort_alloc(&m, 1, (lk_size)c.cap * sizeof(*c.run));
+	c.order = lk_sort_alloc(&m, 2, (lk_size)c.cap * 2 * sizeof(*c.order));
+	count = lk_sort_alloc(&m, 3, (1u << LK_RADIX_BITS) * sizeof(*count));
+	if (copy && c.run && c.order && count) {
+		lk_memcpy(copy, ip, (lk_size)n * 4);
+		lk_memcpy(copy + (lk_size)n * 4, orc, (lk_size)n * LK_ORC_ENTRY);
+		c.ip0 = copy;
+		c.orc0 = copy + (lk_size)n * 4;
+		ok = lk_orc_find_runs(&c) && lk_orc_order_runs(&c, count) &&
+		     lk_orc_join_runs(&c);
+		if (!ok) { /* back as they were, for the general sort */
+			lk_memcpy(ip, c.ip0, (lk_size)n * 4);
+			lk_memcpy(orc, c.orc0, (lk_size)n * LK_ORC_ENTRY);
+		}
+	}
+	lk_sort_free(&m);
+	return ok;
+}
+
 int lk_linux_sort_orc(const struct lk_host *h, const char *name, lk_u8 *ip,
 		      lk_u64 ip_size, lk_u8 *orc, lk_u64 orc_size)
 {
@@ -220,7 +474,7 @@ int lk_linux_sort_orc(const struct lk_host *h, const char *name, lk_u8 *ip,
 	lk_u32 n, *count;
 	lk_u64 *pk;
 	lk_i64 lo;
-	lk_u8 *term, *copy;
+	lk_u8 *copy;
 
 	if (ip_size > LK_MAX_SIZE || orc_size > LK_MAX_SIZE || (ip_size & 3) ||
 	    (lk_u32)orc_size % LK_ORC_ENTRY ||
@@ -232,13 +486,12 @@ int lk_linux_sort_orc(const struct lk_host *h, const char *name, lk_u8 *ip,
 		return LK_ERR_FORMAT;
 	}
 	n = (lk_u32)ip_size / 4;
-	if (n < 2)
+	if (n < 2 || lk_orc_by_runs(h, ip, orc, n))
 		return LK_OK;
 	pk = lk_sort_alloc(&m, 0, (lk_size)n * 2 * sizeof(*pk));
 	count = lk_sort_alloc(&m, 1, (1u << LK_RADIX_BITS) * sizeof(*count));
-	term = lk_sort_alloc(&m, 2, n);
-	copy = lk_sort_alloc(&m, 3, (lk_size)n * LK_ORC_ENTRY);
-	if (!pk || !count || !term || !copy) {
+	copy = lk_sort_alloc(&m, 2, (lk_size)n * LK_ORC_ENTRY);
+	if (!pk || !count || !copy) {
 		lk_sort_free(&m);
 		lk_log(h, LK_LOG_ERROR, "%s: .orc_unwind: out of memory sorting %u entries",
 		       name, n);
@@ -246,22 +499,18 @@ int lk_linux_sort_orc(const struct lk_host *h, const char *name, lk_u8 *ip,
 	}
 	/* Key: the instruction's offset from the section's start. */
 	LK_PACK(pk, n, (lk_i64)i * 4 + (lk_i32)lk_rd32(ip + (lk_size)i * 4), lo);
-	for (lk_u32 i = 0; i < n; i++) {
-		const lk_u8 *e = orc + (lk_size)i * LK_ORC_ENTRY;
-
-		term[i] = (e[4] & 0xf) == LK_ORC_REG_UNDEFINED && !(e[5] & 0x4);
-	}
 	lk_sort_packed(pk, pk + n, n, count);
-	lk_sort_ties(pk, pk + n, n, term);
+	lk_sort_ties(pk, pk + n, n, orc);
 	lk_memcpy(copy, orc, (lk_size)n * LK_ORC_ENTRY);
 	for (lk_u32 i = 0; i < n; i++) {
 		lk_u32 s = LK_IDX(pk[i]);
 
 		lk_wr32(ip + (lk_size)i * 4,
 			(lk_u32)(lo + (lk_i64)LK_KEY(pk[i]) - (lk_i64)i * 4));
-		if (s != i)
-			lk_memcpy(orc + (lk_size)i * LK_ORC_ENTRY,
-				  copy + (lk_size)s * LK_ORC_ENTRY, LK_ORC_ENTRY);
+		/* Inline: a call per 6-byte entry cost more than the copy. */
+		for (lk_u32 b = 0; b < LK_ORC_ENTRY && s != i; b++)
+			orc[(lk_size)i * LK_ORC_ENTRY + b] =
+				copy[(lk_size)s * LK_ORC_ENTRY + b];
 	}
 	lk_sort_free(&m);
 	return LK_OK;
@@ -308,7 +557,7 @@ int lk_linux_sort_extable(const struct lk_host *h, const char *name, lk_u8 *ex,
 			continue;
 		lk_wr32(t, lk_rd32(f) + from - to);
 		lk_wr32(t + 4, lk_rd32(f + 4) + from - to);
-		lk_memcpy(t + 8, f + 8, 4);
+		lk_wr32(t + 8, lk_rd32(f + 8));
 	}
 	lk_sort_free(&m);
 	return LK_OK;

@@ -88,9 +88,15 @@ static int orc_cmp(const void *pa, const void *pb)
 
 /* The order of the addresses make_orc writes: random (from a small range,
  * so that many are equal); descending (what the bucket pass's insertion
- * sorts would take quadratic time on: the radix fallback); or four
- * interleaved ascending runs, as a link leaves the table. */
-enum { ORC_RANDOM, ORC_DESCENDING, ORC_RUNS };
+ * sorts would take quadratic time on: the radix fallback); four
+ * interleaved ascending runs (overlapping: the bucket pass); or blocks of
+ * 64 ascending addresses in a shuffled order, as a link leaves the table,
+ * each block ending at the address the next one starts with (equal
+ * addresses in two runs: the joined runs); or the same blocks as two
+ * halves with the next block's first half in the gap between them (an
+ * object's .text and .init.text with another object's section between:
+ * the runs are split). n / 64 must be odd. */
+enum { ORC_RANDOM, ORC_DESCENDING, ORC_RUNS, ORC_BLOCKS, ORC_STRADDLE };
 
 static uint32_t orc_addr(uint32_t i, uint32_t n, uint32_t range, int shape)
 {
@@ -98,6 +104,12 @@ static uint32_t orc_addr(uint32_t i, uint32_t n, uint32_t range, int shape)
 		return n - i;
 	if (shape == ORC_RUNS)
 		return (i % 4) * (n / 4 + 1) + i / 4 + (uint32_t)tap_below(2);
+	if (shape == ORC_BLOCKS) /* 2^k * odd: a bijection on the blocks */
+		return (uint32_t)(((uint64_t)(i / 64) * 1024 % (n / 64)) * 63 + i % 64 -
+				  (i % 64 == 32 && tap_below(2)));
+	if (shape == ORC_STRADDLE)
+		return (uint32_t)((uint64_t)(i / 64) * 1024 % (n / 64)) * 100 + i % 32 +
+		       (i % 64 >= 32 ? 132 : 0);
 	return (uint32_t)tap_below(range);
 }
 
@@ -244,6 +256,8 @@ int main(void)
 	test_orc(3, 1, ORC_RANDOM, "linux-sort-orc-three-equal");
 	test_orc(200000, 0, ORC_DESCENDING, "linux-sort-orc-descending");
 	test_orc(200000, 0, ORC_RUNS, "linux-sort-orc-runs");
+	test_orc(64 * 3125, 0, ORC_BLOCKS, "linux-sort-orc-blocks");
+	test_orc(64 * 3125, 0, ORC_STRADDLE, "linux-sort-orc-straddle");
 	test_extable(3000);
 	test_errors();
 	return tap_failed;
