@@ -5,6 +5,7 @@
  * lk_ksym_emit checks the caller's buffers against the blob's sizes.
  */
 #include "linux_kallsyms.h"
+#include "linkkit.h" /* lk_memcpy */
 
 #define LK_KSYM_INDEX_SIZE (2u * LK_KSYM_TOKENS)
 
@@ -169,7 +170,7 @@ void lk_ksym_layout(const struct lk_ksym_blob *b, struct lk_ksym_layout *l)
 static lk_u32 lk_ksym_expand(const struct lk_ksym_blob *b, const lk_u16 *idx,
 			     lk_u64 off, lk_u8 *out, lk_u64 *next)
 {
-	lk_u32 l, sz, i, o = 0;
+	lk_u32 l = 0, sz, i, o = 0;
 	const lk_u8 *t;
 
 	sz = lk_ksym_entry(b->names, b->names_len, off, &l);
@@ -498,18 +499,21 @@ static const char *lk_ksym_offsets(const struct lk_ksym_blob *b,
 /* kallsyms_names in address order and kallsyms_markers (the names'
  * offset at every 256th symbol). namepos[k]: the blob offset of the k-th
  * symbol's entry. */
-static void lk_ksym_names(const struct lk_ksym_blob *b, const lk_u32 *namepos,
-			  const struct lk_ksym_out *o)
+/* The entries in address order (order[k]: blob index; pos[i]: where blob
+ * entry i starts, its size up to the next one's start). */
+static void lk_ksym_names(const struct lk_ksym_blob *b, const lk_u32 *order,
+			  const lk_u32 *pos, const struct lk_ksym_out *o)
 {
 	lk_u64 out = 0;
-	lk_u32 k, l, sz;
+	lk_u32 k, i, sz;
 
 	for (k = 0; k < b->n; k++) {
 		if ((k & 0xff) == 0)
 			lk_ksym_wr32(o->markers.p + 4ull * (k >> 8),
 				     (lk_u32)out);
-		sz = lk_ksym_entry(b->names, b->names_len, namepos[k], &l);
-		lk_ksym_copy(o->names.p + out, b->names + namepos[k], sz);
+		i = order[k];
+		sz = pos[i + 1] - pos[i];
+		lk_memcpy(o->names.p + out, b->names + pos[i], sz);
 		out += sz;
 	}
 }
@@ -652,7 +656,7 @@ static const char *lk_ksym_fill(const struct lk_ksym_blob *b,
 				const struct lk_ksym_out *out, lk_u64 *work,
 				lk_u32 *bad)
 {
-	lk_u32 *order, *seq, i, k, l;
+	lk_u32 *order, *seq, *pos, i, k;
 	lk_u64 off = 0;
 	const char *err;
 
@@ -668,12 +672,17 @@ static const char *lk_ksym_fill(const struct lk_ksym_blob *b,
 		return err;
 	for (k = 0; k < b->n; k++)
 		seq[order[k]] = k;
-	/* order is free now: it becomes namepos, filled in blob order. */
+	/* Each entry's start, in blob order (lk_ksym_open checked them all),
+	 * n + 1 words in the half of work that order and seq left free. */
+	pos = order == (lk_u32 *)work ? order + 2 * b->n : (lk_u32 *)work;
 	for (i = 0; i < b->n; i++) {
-		order[seq[i]] = (lk_u32)off;
-		off += lk_ksym_entry(b->names, b->names_len, off, &l);
+		pos[i] = (lk_u32)off;
+		off += 1 + (b->names[off] >> 7) +
+		       ((b->names[off] & 0x7f) |
+			(b->names[off] & 0x80 ? (lk_u32)b->names[off + 1] << 7 : 0));
 	}
-	lk_ksym_names(b, order, out);
+	pos[b->n] = (lk_u32)off;
+	lk_ksym_names(b, order, pos, out);
 	lk_ksym_seqs(b, seq, out);
 	lk_ksym_token_out(b, out);
 	return LK_NULL;
