@@ -220,9 +220,20 @@ static int lk_build(lk_u32 *t, unsigned cap, const lk_u8 *lens, unsigned n,
 		if (lens[s])
 			sorted[offs[lens[s]]++] = (lk_u16)s;
 	for (len = 1; len <= max; len++) {
+		/* A complete code fills the primary table by doubling: codes
+		 * of length len go into its first 2^len slots, then those
+		 * slots are copied up (a slot no code of length <= len took
+		 * belongs to a longer code, which overwrites it). */
+		if (full && len > 1 && len <= tbits)
+			lk_memcpy(t + (1u << (len - 1)), t,
+				  (lk_size)(1u << (len - 1)) * sizeof(*t));
 		for (; count[len]; count[len]--, rev = lk_rev_next(rev, len)) {
 			lk_u32 e = lk_sym_entry(type, sorted[i++]);
 
+			if (len <= tbits && full) {
+				t[rev] = lk_with_len(e, len);
+				continue;
+			}
 			if (len <= tbits) {
 				lk_fill(t, rev, 1u << len, 1u << tbits,
 					lk_with_len(e, len));
@@ -248,6 +259,9 @@ static int lk_build(lk_u32 *t, unsigned cap, const lk_u8 *lens, unsigned n,
 				1u << sb, lk_with_len(e, len - tbits));
 		}
 	}
+	/* No code as long as the primary index: copy up to its size. */
+	for (len = full ? max : tbits; len < tbits; len++)
+		lk_memcpy(t + (1u << len), t, (lk_size)(1u << len) * sizeof(*t));
 	return LK_I_OK;
 }
 
