@@ -113,6 +113,15 @@ static void lk_reloc_items(const struct lk_link *L, lk_u32 from, lk_u32 to,
 			lk_reloc_chunk(L, L->item[from].chunk, dst, nerr);
 }
 
+/* The kallsyms object's .rodata (a `create --linux` kit): lk_linux_kallsyms
+ * writes it whole, including the one word a relocation would patch, so
+ * the copy and the relocations skip it and it can be written beside the
+ * other processors' parts (lk_link_write_sections). */
+static int lk_chunk_by_kallsyms(const struct lk_link *L, lk_u32 c)
+{
+	return L->kref && c == L->kchunk;
+}
+
 /*
  * A chunk whose bytes are a plain copy or merged strings, in a section
  * that is written and kept as written (not NOBITS, not random-filled,
@@ -126,7 +135,8 @@ static int lk_chunk_direct(const struct lk_link *L, lk_u32 c)
 
 	return !(ch->flags & (LK_CHUNK_GAP | LK_CHUNK_NOBITS)) &&
 	       L->os[s].size != 0 && L->outsec[s].type != LK_SHT_NOBITS &&
-	       !(L->outsec[s].oflags & LK_OUTSEC_RANDOM_FILL);
+	       !(L->outsec[s].oflags & LK_OUTSEC_RANDOM_FILL) &&
+	       !lk_chunk_by_kallsyms(L, c);
 }
 
 /*
@@ -178,7 +188,9 @@ static lk_u32 lk_write_outsec(const struct lk_link *L, lk_u32 s, lk_u32 i,
 		if (os->type == LK_SHT_NOBITS)
 			continue;
 		lk_fill(os, base + (cur - o->vma), it->vma - cur);
-		if (it->kind != LK_ITEM_CHUNK || !lk_chunk_direct(L, it->chunk))
+		if (it->kind != LK_ITEM_CHUNK ||
+		    (!lk_chunk_direct(L, it->chunk) &&
+		     !lk_chunk_by_kallsyms(L, it->chunk)))
 			lk_write_item(L, it, base + (it->vma - o->vma));
 		cur = it->vma + lk_item_size(L, it);
 	}
@@ -257,7 +269,7 @@ static int lk_write_result(const struct lk_link *L, lk_u32 nerr)
  * the headers win, in both writes alike), then the relocations of items
  * no section claimed; one line for errors past the cap. */
 static int lk_write_finish(const struct lk_link *L, lk_u8 *d, lk_u32 tail,
-			   int relocs, lk_u32 nerr)
+			   int relocs, lk_u32 nerr, int kallsyms_done)
 {
 	int rc;
 
@@ -270,7 +282,8 @@ static int lk_write_finish(const struct lk_link *L, lk_u8 *d, lk_u32 tail,
 		rc = lk_linux_sort(L, d);
 	/* kallsyms last: it reads the final symbol values only, but a
 	 * failed sort has already failed the link. */
-	if (!rc && relocs && (L->hdr->flags & LK_PAYLOAD_F_LINUX_KALLSYMS))
+	if (!rc && relocs && !kallsyms_done &&
+	    (L->hdr->flags & LK_PAYLOAD_F_LINUX_KALLSYMS))
 		rc = lk_linux_kallsyms(L, d);
 	return rc;
 }
@@ -303,7 +316,7 @@ int lk_link_write_parts(struct lk_link *L, void *dst, struct lk_rng *rng,
 	}
 	tail = lk_write_sections(L, d, rng, relocs, &nerr);
 	lk_write_direct(L, d, 0, L->nchunk, relocs ? &nerr : 0);
-	return lk_write_finish(L, d, tail, relocs, nerr);
+	return lk_write_finish(L, d, tail, relocs, nerr, 0);
 }
 
 int lk_link_write(struct lk_link *L, void *dst, struct lk_rng *rng)
@@ -362,10 +375,17 @@ int lk_link_write_begin(struct lk_link *L, lk_u32 nparts,
 	return LK_OK;
 }
 
+/* The boot processor's share while the others write parts: everything
+ * but the direct chunks, then kallsyms (about a quarter of a defconfig
+ * kernel's write on one processor, and it needs only symbol values). */
 void lk_link_write_sections(const struct lk_link *L, void *dst,
 			    struct lk_rng *rng, struct lk_write_split *ws)
 {
 	ws->tail = lk_write_sections(L, dst, rng, 1, &ws->nerr);
+	if (L->hdr->flags & LK_PAYLOAD_F_LINUX_KALLSYMS) {
+		ws->kallsyms_rc = lk_linux_kallsyms(L, dst);
+		ws->kallsyms_done = 1;
+	}
 }
 
 lk_u32 lk_link_write_part(const struct lk_link *L, void *dst,
@@ -387,7 +407,10 @@ int lk_link_write_end(struct lk_link *L, void *dst,
 
 	/* The parts were quiet: their chunks again, this time saying what
 	 * is wrong (the bytes come out the same). */
+	int rc;
+
 	if (part_errors)
 		lk_write_direct(L, dst, 0, L->nchunk, &nerr);
-	return lk_write_finish(L, dst, ws->tail, 1, nerr);
+	rc = lk_write_finish(L, dst, ws->tail, 1, nerr, ws->kallsyms_done);
+	return rc ? rc : ws->kallsyms_rc;
 }

@@ -336,6 +336,7 @@ struct lk_write_split {
 	lk_u32 nparts;
 	lk_u32 tail; /* first item no output section claimed */
 	lk_u32 nerr; /* relocation errors so far (logged) */
+	int kallsyms_done, kallsyms_rc; /* lk_link_write_sections wrote them */
 	/* Part k: the chunks [bound[k], bound[k + 1]). */
 	lk_u32 bound[LK_WRITE_MAX_PARTS + 1];
 };
