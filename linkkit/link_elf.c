@@ -99,11 +99,12 @@ static void lk_elf_names_close(struct lk_elf_names *nm)
 {
 	const struct lk_host *h = nm->L->h;
 
+	/* Last allocated, first freed: the BIOS stage's heap. */
+	if (nm->buf)
+		h->free(h->ctx, nm->buf, (lk_size)nm->nbuf);
 	if (nm->name)
 		h->free(h->ctx, nm->name,
 			(lk_size)nm->L->nsym * sizeof(*nm->name));
-	if (nm->buf)
-		h->free(h->ctx, nm->buf, (lk_size)nm->nbuf);
 	nm->name = LK_NULL;
 	nm->buf = LK_NULL;
 }
@@ -120,7 +121,7 @@ static int lk_elf_names_open(struct lk_elf_names *nm, const struct lk_link *L)
 	if (nm->nbuf == 0)
 		return LK_OK;
 	nm->name = h->alloc(h->ctx, (lk_size)L->nsym * sizeof(*nm->name));
-	nm->buf = h->alloc(h->ctx, (lk_size)nm->nbuf);
+	nm->buf = nm->name ? h->alloc(h->ctx, (lk_size)nm->nbuf) : LK_NULL;
 	if (!nm->name || !nm->buf) {
 		lk_elf_names_close(nm);
 		LK_ERR(L, "%s: ELF view: out of memory for symbol names",
@@ -173,8 +174,10 @@ int lk_link_tail_sizes(const struct lk_link *L, lk_u64 *strtab,
 		       lk_u64 *shstrtab)
 {
 	struct lk_elf_sizes z;
-	int rc = lk_elf_sizes_named(L, &z);
+	int rc;
 
+	lk_memset(&z, 0, sizeof(z));
+	rc = lk_elf_sizes_named(L, &z);
 	*strtab = z.strtab;
 	*shstrtab = z.shstrtab;
 	return rc;

@@ -190,6 +190,11 @@ int lk_linux_sort(const struct lk_link *L, lk_u8 *img);
  * checked at open, applied to the written image (img at load_lo). */
 int lk_linux_kallsyms_open(struct lk_link *L);
 int lk_linux_kallsyms(const struct lk_link *L, lk_u8 *img);
+/* The same in two steps: the tables (no message), then its message. */
+void lk_linux_kallsyms_run(const struct lk_link *L, lk_u8 *img,
+			   struct lk_kallsyms_result *res);
+int lk_linux_kallsyms_say(const struct lk_link *L,
+			  const struct lk_kallsyms_result *res);
 /* Kit symbol s's name when the kit keeps it only in the kallsyms blob
  * (`create --linux` leaves listed symbols' names out of strtab); LK_NULL
  * when it is not listed. O(n), for messages. out: LK_KSYM_NAME_MAX bytes. */

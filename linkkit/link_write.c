@@ -96,10 +96,13 @@ static lk_u64 lk_item_size(const struct lk_link *L, const struct lk_item *it)
 
 /* Applies the relocations of one chunk, already written at its LMA.
  * A discarded COMDAT copy is not patched: it has no place. */
+static int lk_chunk_by_kallsyms(const struct lk_link *L, lk_u32 c);
+
 static void lk_reloc_chunk(const struct lk_link *L, lk_u32 c, lk_u8 *dst,
 			   lk_u32 *nerr)
 {
-	if (L->chunk[c].reloc_count && !L->chunk_dead[c])
+	if (L->chunk[c].reloc_count && !L->chunk_dead[c] &&
+	    !lk_chunk_by_kallsyms(L, c))
 		lk_reloc_chunk_apply(
 			L, c, dst + (lk_chunk_lma(L, c) - L->load_lo), nerr);
 }
@@ -269,7 +272,8 @@ static int lk_write_result(const struct lk_link *L, lk_u32 nerr)
  * the headers win, in both writes alike), then the relocations of items
  * no section claimed; one line for errors past the cap. */
 static int lk_write_finish(const struct lk_link *L, lk_u8 *d, lk_u32 tail,
-			   int relocs, lk_u32 nerr, int kallsyms_done)
+			   int relocs, lk_u32 nerr,
+			   const struct lk_kallsyms_result *kallsyms_done)
 {
 	int rc;
 
@@ -282,9 +286,9 @@ static int lk_write_finish(const struct lk_link *L, lk_u8 *d, lk_u32 tail,
 		rc = lk_linux_sort(L, d);
 	/* kallsyms last: it reads the final symbol values only, but a
 	 * failed sort has already failed the link. */
-	if (!rc && relocs && !kallsyms_done &&
-	    (L->hdr->flags & LK_PAYLOAD_F_LINUX_KALLSYMS))
-		rc = lk_linux_kallsyms(L, d);
+	if (!rc && relocs && (L->hdr->flags & LK_PAYLOAD_F_LINUX_KALLSYMS))
+		rc = kallsyms_done ? lk_linux_kallsyms_say(L, kallsyms_done)
+				   : lk_linux_kallsyms(L, d);
 	return rc;
 }
 
@@ -316,7 +320,7 @@ int lk_link_write_parts(struct lk_link *L, void *dst, struct lk_rng *rng,
 	}
 	tail = lk_write_sections(L, d, rng, relocs, &nerr);
 	lk_write_direct(L, d, 0, L->nchunk, relocs ? &nerr : 0);
-	return lk_write_finish(L, d, tail, relocs, nerr, 0);
+	return lk_write_finish(L, d, tail, relocs, nerr, LK_NULL);
 }
 
 int lk_link_write(struct lk_link *L, void *dst, struct lk_rng *rng)
@@ -383,7 +387,7 @@ void lk_link_write_sections(const struct lk_link *L, void *dst,
 {
 	ws->tail = lk_write_sections(L, dst, rng, 1, &ws->nerr);
 	if (L->hdr->flags & LK_PAYLOAD_F_LINUX_KALLSYMS) {
-		ws->kallsyms_rc = lk_linux_kallsyms(L, dst);
+		lk_linux_kallsyms_run(L, dst, &ws->kallsyms);
 		ws->kallsyms_done = 1;
 	}
 }
@@ -407,10 +411,8 @@ int lk_link_write_end(struct lk_link *L, void *dst,
 
 	/* The parts were quiet: their chunks again, this time saying what
 	 * is wrong (the bytes come out the same). */
-	int rc;
-
 	if (part_errors)
 		lk_write_direct(L, dst, 0, L->nchunk, &nerr);
-	rc = lk_write_finish(L, dst, ws->tail, 1, nerr, ws->kallsyms_done);
-	return rc ? rc : ws->kallsyms_rc;
+	return lk_write_finish(L, dst, ws->tail, 1, nerr,
+			       ws->kallsyms_done ? &ws->kallsyms : LK_NULL);
 }

@@ -332,11 +332,22 @@ int lk_link_write(struct lk_link *L, void *dst, struct lk_rng *rng);
  * The image equals lk_link_write's.
  */
 #define LK_WRITE_MAX_PARTS 64
+/* What the kallsyms step of a write found, for its message later. */
+struct lk_kallsyms_result {
+	int rc;
+	const char *why;
+	lk_u32 sym;
+	lk_u64 bytes;
+};
+
 struct lk_write_split {
 	lk_u32 nparts;
 	lk_u32 tail; /* first item no output section claimed */
 	lk_u32 nerr; /* relocation errors so far (logged) */
-	int kallsyms_done, kallsyms_rc; /* lk_link_write_sections wrote them */
+	/* lk_link_write_sections wrote the kallsyms tables; what it found
+	 * is said by lk_link_write_end where lk_link_write would say it. */
+	int kallsyms_done;
+	struct lk_kallsyms_result kallsyms;
 	/* Part k: the chunks [bound[k], bound[k + 1]). */
 	lk_u32 bound[LK_WRITE_MAX_PARTS + 1];
 };

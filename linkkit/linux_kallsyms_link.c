@@ -126,19 +126,23 @@ static lk_u8 *lk_ksym_dest(const struct lk_link *L, lk_u8 *img, lk_u64 size)
 	return img + (lma - L->load_lo);
 }
 
-static int lk_ksym_nomem(const struct lk_link *L, void *addr, void *work,
+/* Frees in reverse order of allocation (the BIOS stage's heap), wiped:
+ * they held this layout's addresses and order. */
+static void lk_ksym_free(const struct lk_host *h, lk_u64 *addr, void *work,
 			 lk_u64 n, lk_u64 wlen)
 {
-	if (addr)
-		L->h->free(L->h->ctx, addr, (lk_size)(8 * n));
-	if (work)
-		L->h->free(L->h->ctx, work, (lk_size)wlen);
-	LK_ERR_KSYM(L, "%s: kallsyms: out of memory (%llu bytes)", L->name,
-		    (unsigned long long)(8 * n + wlen));
-	return LK_ERR_NOMEM;
+	if (work) {
+		lk_wipe(work, (lk_size)wlen);
+		h->free(h->ctx, work, (lk_size)wlen);
+	}
+	if (addr) {
+		lk_wipe(addr, (lk_size)(8 * n));
+		h->free(h->ctx, addr, (lk_size)(8 * n));
+	}
 }
 
-int lk_linux_kallsyms(const struct lk_link *L, lk_u8 *img)
+void lk_linux_kallsyms_run(const struct lk_link *L, lk_u8 *img,
+			   struct lk_kallsyms_result *res)
 {
 	const struct lk_host *h = L->h;
 	lk_u64 n = L->kblob.n, wlen = lk_ksym_work_size(&L->kblob);
@@ -146,40 +150,57 @@ int lk_linux_kallsyms(const struct lk_link *L, lk_u8 *img)
 	lk_u8 *dst = lk_ksym_dest(L, img, size);
 	lk_u64 *addr;
 	void *work;
-	const char *why = LK_NULL;
-	lk_u32 bad = LK_KSYM_NONE, sym = LK_KSYM_NONE;
-	char label[LK_SYM_LABEL];
+	lk_u32 bad = LK_KSYM_NONE;
 
+	lk_memset(res, 0, sizeof(*res));
+	res->sym = LK_KSYM_NONE;
 	if (!dst) {
-		LK_ERR_KSYM(L, "%s: kallsyms: %s(.rodata) is not in the loaded image",
-			    L->name, lk_chunk_obj_name(L, L->kchunk));
-		return LK_ERR_LINK;
+		res->rc = LK_ERR_LINK;
+		res->why = LK_NULL; /* lk_linux_kallsyms_say: not in the image */
+		return;
 	}
 	addr = h->alloc(h->ctx, (lk_size)(8 * n));
-	work = h->alloc(h->ctx, (lk_size)wlen);
-	if (!addr || !work)
-		return lk_ksym_nomem(L, addr, work, n, wlen);
-	else if (!lk_ksym_values(L, addr, &sym))
-		why = "a listed symbol is undefined in this link";
+	work = addr ? h->alloc(h->ctx, (lk_size)wlen) : LK_NULL;
+	if (!work) {
+		lk_ksym_free(h, addr, work, n, wlen);
+		res->rc = LK_ERR_NOMEM;
+		res->bytes = 8 * n + wlen;
+		return;
+	}
+	if (!lk_ksym_values(L, addr, &res->sym))
+		res->why = "a listed symbol is undefined in this link";
 	else
-		why = lk_ksym_emit_section(&L->kblob, addr, n, dst, size, work,
-					   wlen, &bad);
+		res->why = lk_ksym_emit_section(&L->kblob, addr, n, dst, size,
+						work, wlen, &bad);
 	if (bad != LK_KSYM_NONE && bad < n)
-		sym = lk_ksym_rd32(L->kref + 4 * bad);
-	if (addr) {
-		lk_wipe(addr, (lk_size)(8 * n));
-		h->free(h->ctx, addr, (lk_size)(8 * n));
-	}
-	if (work) {
-		lk_wipe(work, (lk_size)wlen);
-		h->free(h->ctx, work, (lk_size)wlen);
-	}
-	if (!why)
-		return LK_OK;
-	if (sym != LK_KSYM_NONE)
-		LK_ERR_KSYM(L, "%s: kallsyms: %s (symbol %s)", L->name, why,
-			    lk_sym_label(L, sym, label));
-	else
-		LK_ERR_KSYM(L, "%s: kallsyms: %s", L->name, why);
-	return LK_ERR_LINK;
+		res->sym = lk_ksym_rd32(L->kref + 4 * bad);
+	lk_ksym_free(h, addr, work, n, wlen);
+	res->rc = res->why ? LK_ERR_LINK : LK_OK;
+}
+
+int lk_linux_kallsyms_say(const struct lk_link *L,
+			  const struct lk_kallsyms_result *res)
+{
+	char label[LK_SYM_LABEL];
+
+	if (res->rc == LK_ERR_NOMEM)
+		LK_ERR_KSYM(L, "%s: kallsyms: out of memory (%llu bytes)",
+			    L->name, (unsigned long long)res->bytes);
+	else if (res->rc && !res->why)
+		LK_ERR_KSYM(L, "%s: kallsyms: %s(.rodata) is not in the loaded image",
+			    L->name, lk_chunk_obj_name(L, L->kchunk));
+	else if (res->rc && res->sym != LK_KSYM_NONE)
+		LK_ERR_KSYM(L, "%s: kallsyms: %s (symbol %s)", L->name, res->why,
+			    lk_sym_label(L, res->sym, label));
+	else if (res->rc)
+		LK_ERR_KSYM(L, "%s: kallsyms: %s", L->name, res->why);
+	return res->rc;
+}
+
+int lk_linux_kallsyms(const struct lk_link *L, lk_u8 *img)
+{
+	struct lk_kallsyms_result res;
+
+	lk_linux_kallsyms_run(L, img, &res);
+	return lk_linux_kallsyms_say(L, &res);
 }

@@ -282,8 +282,11 @@ static int lk_orc_find_runs(struct lk_orc_runs *c)
 	return 1;
 }
 
-static void lk_orc_sort_runs(struct lk_orc_runs *c, lk_u32 *count)
+/* By first address, stably, then runs starting at one address the shorter
+ * first ([a], then [a, b]); 0 past 8 moves per run (a hostile table). */
+static int lk_orc_sort_runs(struct lk_orc_runs *c, lk_u32 *count)
 {
+	lk_u64 budget = (lk_u64)c->nr * 8 + 64;
 	lk_i64 lo = c->run[0].first;
 
 	for (lk_u32 r = 1; r < c->nr; r++)
@@ -291,7 +294,6 @@ static void lk_orc_sort_runs(struct lk_orc_runs *c, lk_u32 *count)
 	for (lk_u32 r = 0; r < c->nr; r++)
 		c->order[r] = (lk_u64)(c->run[r].first - lo) << LK_IDX_BITS | r;
 	lk_sort_packed(c->order, c->order + c->nr, c->nr, count);
-	/* Runs starting at one address: the shorter first ([a], then [a, b]). */
 	for (lk_u32 k = 1; k < c->nr; k++)
 		for (lk_u32 j = k; j > 0 && LK_KEY(c->order[j - 1]) == LK_KEY(c->order[j]) &&
 				   c->run[LK_IDX(c->order[j - 1])].last >
@@ -301,7 +303,10 @@ static void lk_orc_sort_runs(struct lk_orc_runs *c, lk_u32 *count)
 
 			c->order[j] = c->order[j - 1];
 			c->order[j - 1] = t;
+			if (--budget == 0)
+				return 0;
 		}
+	return 1;
 }
 
 /* Run p holds addresses on both sides of `at`, where another run starts:
@@ -340,10 +345,12 @@ static int lk_orc_split(struct lk_orc_runs *c, lk_u32 p, lk_i64 at)
 static int lk_orc_order_runs(struct lk_orc_runs *c, lk_u32 *count)
 {
 	for (int round = 0; round < 8; round++) {
+		lk_u32 nr = c->nr; /* the sorted runs; splits add after them */
 		int split = 0;
 
-		lk_orc_sort_runs(c, count);
-		for (lk_u32 k = 1; k < c->nr; k++) {
+		if (!lk_orc_sort_runs(c, count))
+			return 0;
+		for (lk_u32 k = 1; k < nr; k++) {
 			lk_u32 p = LK_IDX(c->order[k - 1]), q = LK_IDX(c->order[k]);
 
 			if (c->run[q].first >= c->run[p].last)
@@ -464,6 +471,7 @@ static int lk_orc_by_runs(const struct lk_host *h, lk_u8 *ip, lk_u8 *orc,
 		}
 	}
 	lk_sort_free(&m);
+	lk_wipe(&c, sizeof(c)); /* a tie group: addresses of this layout */
 	return ok;
 }
 

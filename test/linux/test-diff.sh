@@ -197,9 +197,14 @@ elif ! grep -qx 'do_one_initcall: 0 by strtab name, 1 by kallsyms name' "$T/unde
 else
 	out=$("$LK" link --seed 1 -o "$T/undef.elf" "$T/undef.kit" 2>&1)
 	rc=$?
+	# The split write (the UEFI stage's, kallsyms beside the parts) says
+	# the same lines.
+	split=$("$LK" link --seed 1 --write-parts 4 -o "$T/undef.elf" "$T/undef.kit" 2>&1)
 	if [ $rc = 0 ]; then not_ok "$n" "linked"
 	elif [[ $(printf '%s\n' "$out" | head -1) != *"against undefined symbol 'do_one_initcall'"* ]]; then
 		not_ok "$n" "said: $(printf '%s\n' "$out" | head -1)"
+	elif [ "$split" != "$out" ]; then
+		not_ok "$n" "the split write said otherwise: $(printf '%s\n' "$split" | head -1)"
 	else ok "$n"; fi
 fi
 rm -f "$T/undef.kit" "$T/undef.elf"
