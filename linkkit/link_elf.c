@@ -81,9 +81,7 @@ static lk_u64 lk_elf_names_walk(struct lk_elf_names *nm)
 	lk_ksym_names_begin(&it, &L->kblob);
 	for (i = 0; i < L->kblob.n; i++) {
 		len = lk_ksym_names_next(&it, one);
-		s = (lk_u32)L->kref[4 * i] | (lk_u32)L->kref[4 * i + 1] << 8 |
-		    (lk_u32)L->kref[4 * i + 2] << 16 |
-		    (lk_u32)L->kref[4 * i + 3] << 24;
+		s = lk_linux_ksym_ref(L, i);
 		if (!len || !lk_elf_blob_named(L, s))
 			continue;
 		if (nm->buf) {

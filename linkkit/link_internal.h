@@ -195,6 +195,8 @@ void lk_linux_kallsyms_run(const struct lk_link *L, lk_u8 *img,
 			   struct lk_kallsyms_result *res);
 int lk_linux_kallsyms_say(const struct lk_link *L,
 			  const struct lk_kallsyms_result *res);
+/* The kit symbol blob entry i stands for (after a successful open). */
+lk_u32 lk_linux_ksym_ref(const struct lk_link *L, lk_u32 i);
 /* Kit symbol s's name when the kit keeps it only in the kallsyms blob
  * (`create --linux` leaves listed symbols' names out of strtab); LK_NULL
  * when it is not listed. O(n), for messages. out: LK_KSYM_NAME_MAX bytes. */

@@ -94,10 +94,17 @@ static lk_u64 lk_item_size(const struct lk_link *L, const struct lk_item *it)
 	return it->kind == LK_ITEM_CHUNK ? L->chunk_size[it->chunk] : it->width;
 }
 
+/* The kallsyms object's .rodata (a `create --linux` kit): lk_linux_kallsyms
+ * writes it whole, including the one word a relocation would patch, so
+ * the copy and the relocations skip it and it can be written beside the
+ * other processors' parts (lk_link_write_sections). */
+static int lk_chunk_by_kallsyms(const struct lk_link *L, lk_u32 c)
+{
+	return L->kref && c == L->kchunk;
+}
+
 /* Applies the relocations of one chunk, already written at its LMA.
  * A discarded COMDAT copy is not patched: it has no place. */
-static int lk_chunk_by_kallsyms(const struct lk_link *L, lk_u32 c);
-
 static void lk_reloc_chunk(const struct lk_link *L, lk_u32 c, lk_u8 *dst,
 			   lk_u32 *nerr)
 {
@@ -114,15 +121,6 @@ static void lk_reloc_items(const struct lk_link *L, lk_u32 from, lk_u32 to,
 	for (; from < to; from++)
 		if (L->item[from].kind == LK_ITEM_CHUNK)
 			lk_reloc_chunk(L, L->item[from].chunk, dst, nerr);
-}
-
-/* The kallsyms object's .rodata (a `create --linux` kit): lk_linux_kallsyms
- * writes it whole, including the one word a relocation would patch, so
- * the copy and the relocations skip it and it can be written beside the
- * other processors' parts (lk_link_write_sections). */
-static int lk_chunk_by_kallsyms(const struct lk_link *L, lk_u32 c)
-{
-	return L->kref && c == L->kchunk;
 }
 
 /*
@@ -273,7 +271,7 @@ static int lk_write_result(const struct lk_link *L, lk_u32 nerr)
  * no section claimed; one line for errors past the cap. */
 static int lk_write_finish(const struct lk_link *L, lk_u8 *d, lk_u32 tail,
 			   int relocs, lk_u32 nerr,
-			   const struct lk_kallsyms_result *kallsyms_done)
+			   const struct lk_kallsyms_result *kallsyms)
 {
 	int rc;
 
@@ -287,8 +285,9 @@ static int lk_write_finish(const struct lk_link *L, lk_u8 *d, lk_u32 tail,
 	/* kallsyms last: it reads the final symbol values only, but a
 	 * failed sort has already failed the link. */
 	if (!rc && relocs && (L->hdr->flags & LK_PAYLOAD_F_LINUX_KALLSYMS))
-		rc = kallsyms_done ? lk_linux_kallsyms_say(L, kallsyms_done)
-				   : lk_linux_kallsyms(L, d);
+		/* Written already (lk_link_write_sections): only its line. */
+		rc = kallsyms ? lk_linux_kallsyms_say(L, kallsyms)
+			      : lk_linux_kallsyms(L, d);
 	return rc;
 }
 

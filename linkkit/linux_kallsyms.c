@@ -497,10 +497,8 @@ static const char *lk_ksym_offsets(const struct lk_ksym_blob *b,
 }
 
 /* kallsyms_names in address order and kallsyms_markers (the names'
- * offset at every 256th symbol). namepos[k]: the blob offset of the k-th
- * symbol's entry. */
-/* The entries in address order (order[k]: blob index; pos[i]: where blob
- * entry i starts, its size up to the next one's start). */
+ * offset at every 256th symbol). order[k]: the k-th symbol's blob index;
+ * pos[i]: where blob entry i starts, its size up to the next one's start. */
 static void lk_ksym_names(const struct lk_ksym_blob *b, const lk_u32 *order,
 			  const lk_u32 *pos, const struct lk_ksym_out *o)
 {
@@ -656,7 +654,7 @@ static const char *lk_ksym_fill(const struct lk_ksym_blob *b,
 				const struct lk_ksym_out *out, lk_u64 *work,
 				lk_u32 *bad)
 {
-	lk_u32 *order, *seq, *pos, i, k;
+	lk_u32 *order, *seq, *pos, i, k, l;
 	lk_u64 off = 0;
 	const char *err;
 
@@ -677,9 +675,7 @@ static const char *lk_ksym_fill(const struct lk_ksym_blob *b,
 	pos = order == (lk_u32 *)work ? order + 2 * b->n : (lk_u32 *)work;
 	for (i = 0; i < b->n; i++) {
 		pos[i] = (lk_u32)off;
-		off += 1 + (b->names[off] >> 7) +
-		       ((b->names[off] & 0x7f) |
-			(b->names[off] & 0x80 ? (lk_u32)b->names[off + 1] << 7 : 0));
+		off += lk_ksym_entry(b->names, b->names_len, off, &l);
 	}
 	pos[b->n] = (lk_u32)off;
 	lk_ksym_names(b, order, pos, out);

@@ -80,6 +80,11 @@ int lk_linux_kallsyms_open(struct lk_link *L)
 	return 1;
 }
 
+lk_u32 lk_linux_ksym_ref(const struct lk_link *L, lk_u32 i)
+{
+	return lk_ksym_rd32(L->kref + 4 * (lk_size)i);
+}
+
 const char *lk_linux_sym_name(const struct lk_link *L, lk_u32 s, char *out)
 {
 	struct lk_ksym_names it;
@@ -88,7 +93,7 @@ const char *lk_linux_sym_name(const struct lk_link *L, lk_u32 s, char *out)
 	if (!L->kref)
 		return LK_NULL;
 	for (i = 0; i < L->kblob.n && at == LK_KSYM_NONE; i++)
-		if (lk_ksym_rd32(L->kref + 4 * i) == s)
+		if (lk_linux_ksym_ref(L, i) == s)
 			at = i;
 	if (at == LK_KSYM_NONE)
 		return LK_NULL;
@@ -103,7 +108,7 @@ const char *lk_linux_sym_name(const struct lk_link *L, lk_u32 s, char *out)
 static int lk_ksym_values(const struct lk_link *L, lk_u64 *addr, lk_u32 *bad)
 {
 	for (lk_u32 i = 0; i < L->kblob.n; i++) {
-		lk_u32 s = lk_ksym_rd32(L->kref + 4 * i);
+		lk_u32 s = lk_linux_ksym_ref(L, i);
 
 		if (!L->sym_known[s]) {
 			*bad = s;
@@ -173,7 +178,7 @@ void lk_linux_kallsyms_run(const struct lk_link *L, lk_u8 *img,
 		res->why = lk_ksym_emit_section(&L->kblob, addr, n, dst, size,
 						work, wlen, &bad);
 	if (bad != LK_KSYM_NONE && bad < n)
-		res->sym = lk_ksym_rd32(L->kref + 4 * bad);
+		res->sym = lk_linux_ksym_ref(L, bad);
 	lk_ksym_free(h, addr, work, n, wlen);
 	res->rc = res->why ? LK_ERR_LINK : LK_OK;
 }

@@ -252,7 +252,8 @@ struct lk_orc_runs {
 	struct lk_orc_run *run;
 	lk_u64 *order; /* 2 * cap: run order, packed, and sort space */
 	lk_u32 n, nr, cap;
-	lk_u32 grp[LK_ORC_GROUP_MAX]; /* tie group: original indices */
+	lk_u64 grp[LK_ORC_GROUP_MAX]; /* tie group: original indices (key 0) */
+	lk_u64 gtmp[LK_ORC_GROUP_MAX];
 	lk_u32 ng, gpos;
 	lk_i64 gkey;
 };
@@ -365,33 +366,32 @@ static int lk_orc_order_runs(struct lk_orc_runs *c, lk_u32 *count)
 	return 0;
 }
 
-static void lk_orc_put(struct lk_orc_runs *c, lk_u32 o, lk_u32 i, lk_i64 k)
+/* Output entry o's address is k (ip entries are relative to themselves). */
+static void lk_orc_set_ip(struct lk_orc_runs *c, lk_u32 o, lk_i64 k)
 {
 	lk_wr32(c->ip + (lk_size)o * 4, (lk_u32)(k - (lk_i64)o * 4));
-	for (lk_u32 b = 0; b < LK_ORC_ENTRY; b++)
-		c->orc[(lk_size)o * LK_ORC_ENTRY + b] =
-			c->orc0[(lk_size)i * LK_ORC_ENTRY + b];
 }
 
-/* The entries at one address, as sorttable leaves them (top of the file):
- * terminators in link order, then the others in reverse link order. */
+/* The entries at one address in link order (the order a stable sort
+ * leaves), then as sorttable leaves them (lk_sort_ties). */
 static void lk_orc_fix_group(struct lk_orc_runs *c)
 {
-	lk_u32 *g = c->grp, o = c->gpos;
+	lk_u64 *g = c->grp;
 
 	for (lk_u32 i = 1; i < c->ng; i++)
 		for (lk_u32 j = i; j > 0 && g[j - 1] > g[j]; j--) {
-			lk_u32 t = g[j];
+			lk_u64 t = g[j];
 
 			g[j] = g[j - 1];
 			g[j - 1] = t;
 		}
-	for (lk_u32 i = 0; i < c->ng; i++)
-		if (lk_orc_term(c->orc0, g[i]))
-			lk_orc_put(c, o++, g[i], c->gkey);
-	for (lk_u32 i = c->ng; i-- > 0;)
-		if (!lk_orc_term(c->orc0, g[i]))
-			lk_orc_put(c, o++, g[i], c->gkey);
+	lk_sort_ties(g, c->gtmp, c->ng, c->orc0);
+	for (lk_u32 j = 0; j < c->ng; j++) {
+		lk_orc_set_ip(c, c->gpos + j, c->gkey);
+		lk_memcpy(c->orc + (lk_size)(c->gpos + j) * LK_ORC_ENTRY,
+			  c->orc0 + (lk_size)LK_IDX(g[j]) * LK_ORC_ENTRY,
+			  LK_ORC_ENTRY);
+	}
 	c->ng = 0;
 }
 
@@ -429,7 +429,7 @@ static int lk_orc_join_runs(struct lk_orc_runs *c)
 			k = lk_orc_key(c->ip0, i);
 			if (!lk_orc_tie(c, o, i, k, prevk, previ))
 				return 0;
-			lk_wr32(c->ip + (lk_size)o * 4, (lk_u32)(k - (lk_i64)o * 4));
+			lk_orc_set_ip(c, o, k);
 			prevk = k;
 			previ = i;
 		}
@@ -515,10 +515,9 @@ int lk_linux_sort_orc(const struct lk_host *h, const char *name, lk_u8 *ip,
 
 		lk_wr32(ip + (lk_size)i * 4,
 			(lk_u32)(lo + (lk_i64)LK_KEY(pk[i]) - (lk_i64)i * 4));
-		/* Inline: a call per 6-byte entry cost more than the copy. */
-		for (lk_u32 b = 0; b < LK_ORC_ENTRY && s != i; b++)
-			orc[(lk_size)i * LK_ORC_ENTRY + b] =
-				copy[(lk_size)s * LK_ORC_ENTRY + b];
+		if (s != i)
+			lk_memcpy(orc + (lk_size)i * LK_ORC_ENTRY,
+				  copy + (lk_size)s * LK_ORC_ENTRY, LK_ORC_ENTRY);
 	}
 	lk_sort_free(&m);
 	return LK_OK;
@@ -565,7 +564,7 @@ int lk_linux_sort_extable(const struct lk_host *h, const char *name, lk_u8 *ex,
 			continue;
 		lk_wr32(t, lk_rd32(f) + from - to);
 		lk_wr32(t + 4, lk_rd32(f + 4) + from - to);
-		lk_wr32(t + 8, lk_rd32(f + 8));
+		lk_memcpy(t + 8, f + 8, 4);
 	}
 	lk_sort_free(&m);
 	return LK_OK;

@@ -660,6 +660,9 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 
 /* ---- strtab compaction ---- */
 
+/* The header's tables, objects through addends, as one array. */
+#define STR_NTABLES(h) ((size_t)(&(h)->addends - &(h)->objects) + 1)
+
 struct str_users {
 	uint32_t *field[6];
 	size_t count[6], stride[6];
@@ -688,9 +691,9 @@ static void str_users(uint8_t *pl, const struct lk_payload_header *h, struct str
 static size_t str_next_table(const struct lk_payload_header *h, size_t end)
 {
 	const struct lk_table *t = &h->objects;
-	size_t n = (size_t)(&h->addends - &h->objects) + 1, next = end;
+	size_t next = end;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < STR_NTABLES(h); i++)
 		if (t[i].off > h->strtab.off && t[i].off < next)
 			next = t[i].off;
 	return next;
@@ -755,7 +758,7 @@ int kb_strtab_compact(struct kb_buf *buf, struct lk_payload_header *h)
 	memcpy(out + h->strtab.off, nstr, len);
 	memcpy(out + start, pl + next, buf->len - next);
 	h->strtab.count = len;
-	for (size_t i = 0; i <= (size_t)(&h->addends - &h->objects); i++)
+	for (size_t i = 0; i < STR_NTABLES(h); i++)
 		if (t[i].off > h->strtab.off)
 			t[i].off -= (uint32_t)delta;
 	memcpy(out, h, sizeof(*h));
