@@ -150,6 +150,12 @@ int lk_inflate_raw(const void *src, lk_size src_len, void *dst,
  * several processors may each inflate a segment at once. */
 int lk_inflate_part(const void *src, lk_size src_len, void *dst,
 		    lk_size dst_len, int last);
+/* Which build of the decoding loop the calls above take: AUTO (the
+ * default) the BMI2 one where lk_cpu_features() reports BMI2. Tests force
+ * either to check both against zlib (BMI2 only where lk_cpu_probe() has
+ * it: elsewhere it faults). */
+enum { LK_INFLATE_AUTO, LK_INFLATE_PORTABLE, LK_INFLATE_BMI2 };
+void lk_inflate_loop(int loop);
 
 /* ---- adler32.c ---- */
 /* The running Adler-32 `adler` (1 to start) updated with n bytes, as zlib's

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 
 static int tap_failed;
+/* Put before every name (a test that runs its checks once per variant). */
+static const char *tap_prefix = "";
 
 /* Reports one named check; the reason is printed only on failure. */
 static inline void tap_check(int cond, const char *name, const char *fmt, ...)
@@ -17,15 +19,20 @@ static inline void tap_check(int cond, const char *name, const char *fmt, ...)
 	va_list ap;
 
 	if (cond) {
-		printf("ok %s\n", name);
+		printf("ok %s%s\n", tap_prefix, name);
 		return;
 	}
 	tap_failed = 1;
-	printf("not ok %s: ", name);
+	printf("not ok %s%s: ", tap_prefix, name);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
+}
+
+static inline void tap_skip(const char *name, const char *why)
+{
+	printf("skip %s%s: %s\n", tap_prefix, name, why);
 }
 
 /* Deterministic test randomness (xorshift64*), seed from TEST_SEED. */

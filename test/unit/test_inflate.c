@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "cpu.h"
 #include "linkkit.h"
 #include "tap.h"
 
@@ -545,9 +546,8 @@ static void test_handmade(void)
 		  cases, why);
 }
 
-int main(void)
+static void run_all(void)
 {
-	tap_seed();
 	test_headers();
 	test_roundtrip();
 	test_large();
@@ -557,5 +557,20 @@ int main(void)
 	test_bitflips(0);
 	test_bitflips(1);
 	test_garbage();
+}
+
+/* Every check once per build of the decoding loop this CPU can run. */
+int main(void)
+{
+	tap_seed();
+	lk_inflate_loop(LK_INFLATE_PORTABLE);
+	run_all();
+	tap_prefix = "bmi2-";
+	if (lk_cpu_probe() & LK_CPU_BMI2) {
+		lk_inflate_loop(LK_INFLATE_BMI2);
+		run_all();
+	} else {
+		tap_skip("inflate", "this CPU has no BMI2");
+	}
 	return tap_failed;
 }
