@@ -200,19 +200,20 @@ int lk_kit_check_hash(const struct lk_host *h, const struct lk_kit *kit,
 /* lk_kit_hash then lk_kit_check_hash, on this processor. */
 int lk_kit_verify(const struct lk_host *h, const struct lk_kit *kit,
 		  const char *name);
-/* Inflates into dst (payload_size bytes) and checks the produced size. */
+/* Inflates into dst (payload_size bytes) and checks the produced size.
+ * Not the stream's Adler-32: the kit's SHA-256 (lk_kit_open) covers the
+ * compressed bytes; lk_kit_check_sum is the tools' extra check. */
 int lk_kit_inflate(const struct lk_host *h, const struct lk_kit *kit,
 		   const char *name, void *dst, lk_u64 dst_size);
 /* Segment i (< kit->nseg) of a split stream into its place in dst (the
- * payload buffer, payload_size bytes), and the Adler-32 of those bytes in
- * *adler. No logging, no allocation, no shared state: meant to run on
- * several processors at once, each with its own segments. */
+ * payload buffer, payload_size bytes). No logging, no allocation, no
+ * shared state: meant to run on several processors at once, each with
+ * its own segments. */
 int lk_kit_inflate_segment(const struct lk_kit *kit, lk_u32 i, void *dst,
-			   lk_u64 dst_size, lk_u32 *adler);
-/* After every segment succeeded: checks the Adler-32s (adler[i] of segment
- * i) combined against the stream's. Errors are logged here. */
-int lk_kit_inflate_check(const struct lk_host *h, const struct lk_kit *kit,
-			 const char *name, const lk_u32 *adler);
+			   lk_u64 dst_size);
+/* The inflated payload against the stream's Adler-32 (tools). */
+int lk_kit_check_sum(const struct lk_host *h, const struct lk_kit *kit,
+		     const char *name, const void *payload);
 /* Each segment inflated alone into scratch (payload_size bytes) against
  * payload, the whole stream inflated: one error line naming the first
  * segment that differs. For tools: a stage just inflates such a kit whole. */

@@ -141,7 +141,8 @@ int lkc_unpack(const char *name, const uint8_t *kit, size_t n, uint8_t **payload
 	}
 	*psize = (size_t)k->payload_size;
 	*payload = kb_xcalloc(*psize ? *psize : 1, 1);
-	if (lk_kit_inflate(&lkc_host, k, name, *payload, *psize)) {
+	if (lk_kit_inflate(&lkc_host, k, name, *payload, *psize) ||
+	    lk_kit_check_sum(&lkc_host, k, name, *payload)) {
 		free(*payload);
 		*payload = NULL;
 		return -1;
