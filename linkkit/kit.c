@@ -230,6 +230,34 @@ int lk_kit_inflate_segment(const struct lk_kit *kit, lk_u32 i, void *dst,
 			       (lk_size)(o1 - o0), i + 1 == kit->nseg);
 }
 
+void lk_kit_segment_range(const struct lk_kit *kit, lk_u32 i, lk_u64 *o0,
+			  lk_u64 *o1)
+{
+	lk_u64 z0, z1;
+
+	lk_kit_bounds(kit, i, &z0, &z1, o0, o1);
+}
+
+int lk_kit_prefix_ready(const struct lk_kit *kit, const void *payload,
+			const lk_u8 *state, lk_u8 ok)
+{
+	lk_u64 o0, o1, need;
+	lk_u32 i;
+
+	if (__atomic_load_n(&state[0], __ATOMIC_ACQUIRE) != ok)
+		return 0;
+	lk_kit_segment_range(kit, 0, &o0, &o1);
+	need = lk_link_prefix(payload, o1, kit->payload_size);
+	for (i = 1; i < kit->nseg; i++) {
+		lk_kit_segment_range(kit, i, &o0, &o1);
+		if (o0 >= need)
+			break;
+		if (__atomic_load_n(&state[i], __ATOMIC_ACQUIRE) != ok)
+			return 0;
+	}
+	return 1;
+}
+
 int lk_kit_check_sum(const struct lk_host *h, const struct lk_kit *kit,
 		     const char *name, const void *payload)
 {

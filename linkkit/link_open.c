@@ -101,6 +101,44 @@ static const void *lk_table(struct lk_link *L, const struct lk_table *t,
 	return L->base + t->off;
 }
 
+/* Record sizes of the header's tables, objects through addends, in
+ * header order, as lk_open_tables reads them; 0: data, not read. */
+static const lk_u8 lk_table_rec[] = {
+	sizeof(struct lk_object),	sizeof(struct lk_chunk),
+	sizeof(struct lk_slot),		sizeof(struct lk_outsec),
+	sizeof(struct lk_phdr),		sizeof(struct lk_symbol),
+	8,				sizeof(struct lk_op),
+	sizeof(struct lk_merge_group),	sizeof(struct lk_merge_class),
+	4,				1,
+	0,				sizeof(struct lk_comdat),
+	1,				sizeof(struct lk_reloc_addend),
+};
+_Static_assert(__builtin_offsetof(struct lk_payload_header, addends) -
+			       __builtin_offsetof(struct lk_payload_header, objects) ==
+		       (sizeof(lk_table_rec) - 1) * sizeof(struct lk_table),
+	       "lk_table_rec lists the header's tables");
+_Static_assert(__builtin_offsetof(struct lk_payload_header, data) -
+			       __builtin_offsetof(struct lk_payload_header, objects) ==
+		       12 * sizeof(struct lk_table),
+	       "data is the 13th table");
+
+lk_u64 lk_link_prefix(const void *payload, lk_u64 have, lk_u64 size)
+{
+	const struct lk_payload_header *hd = payload;
+	const struct lk_table *t;
+	lk_u64 end = sizeof(*hd), e;
+	lk_u32 i;
+
+	if (have < sizeof(*hd) || size < sizeof(*hd))
+		return size;
+	for (i = 0, t = &hd->objects; i < sizeof(lk_table_rec); i++, t++) {
+		e = (lk_u64)t->off + (lk_u64)t->count * lk_table_rec[i];
+		if (lk_table_rec[i] && e > end)
+			end = e;
+	}
+	return end < size ? end : size;
+}
+
 static int lk_open_header(struct lk_link *L)
 {
 	const struct lk_payload_header *hd = L->hdr;

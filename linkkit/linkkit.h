@@ -211,6 +211,15 @@ int lk_kit_inflate(const struct lk_host *h, const struct lk_kit *kit,
  * its own segments. */
 int lk_kit_inflate_segment(const struct lk_kit *kit, lk_u32 i, void *dst,
 			   lk_u64 dst_size);
+/* The payload bytes [*o0, *o1) segment i (< kit->nseg) inflates to. */
+void lk_kit_segment_range(const struct lk_kit *kit, lk_u32 i, lk_u64 *o0,
+			  lk_u64 *o1);
+/* Whether the segments holding the payload's first lk_link_prefix bytes
+ * are inflated: state[i] == ok for each (read with acquire ordering, as
+ * other processors set them). A stage parses and lays out once they are,
+ * while the other segments still inflate. */
+int lk_kit_prefix_ready(const struct lk_kit *kit, const void *payload,
+			const lk_u8 *state, lk_u8 ok);
 /* The inflated payload against the stream's Adler-32 (tools). */
 int lk_kit_check_sum(const struct lk_host *h, const struct lk_kit *kit,
 		     const char *name, const void *payload);
@@ -286,6 +295,14 @@ int lk_kit_prov_check(const struct lk_host *h, const struct lk_prov *p,
 
 /* ---- link*.c: the per-boot link ---- */
 struct lk_link; /* opaque */
+
+/* How many bytes from the start of a payload of size bytes lk_link_open
+ * and lk_link_layout read: every table but data (the section contents,
+ * which only lk_link_write reads), from the header in the first `have`
+ * bytes; size when the header is not in them. A stage with several
+ * processors parses and lays out once these are inflated, while the
+ * others still inflate the contents. */
+lk_u64 lk_link_prefix(const void *payload, lk_u64 have, lk_u64 size);
 
 /* Validates every table, index, offset and size of an inflated payload.
  * The payload must stay alive and unchanged until lk_link_close. */

@@ -576,6 +576,35 @@ static uint32_t max_align(const struct kb *b)
 	return m > UINT32_MAX ? UINT32_MAX : (uint32_t)m;
 }
 
+/*
+ * The ksyms blob is appended last (the canonical link of the finished
+ * payload names its symbols); it moves in front of data, so that data is
+ * the payload's tail and every table lk_link_open reads comes before it
+ * (lk_link_prefix): a stage with several processors parses while the
+ * contents still inflate. data keeps its 16-byte alignment.
+ */
+static void data_last(struct kb_buf *buf, struct lk_payload_header *h)
+{
+	size_t d = h->data.off, dn = h->data.count, k = h->ksyms.off,
+	       kn = h->ksyms.count, kpad = (kn + 15) & ~(size_t)15;
+	uint8_t *blob;
+
+	if (!kn || k < d + dn || d % 16)
+		return;
+	blob = kb_xcalloc(kn, 1);
+	memcpy(blob, buf->p + k, kn);
+	if (d + kpad + dn > buf->len) /* at most the 15 bytes of padding */
+		kb_buf_add(buf, NULL, d + kpad + dn - buf->len);
+	memmove(buf->p + d + kpad, buf->p + d, dn);
+	memcpy(buf->p + d, blob, kn);
+	memset(buf->p + d + kn, 0, kpad - kn);
+	buf->len = d + kpad + dn;
+	free(blob);
+	h->ksyms.off = (uint32_t)d;
+	h->data.off = (uint32_t)(d + kpad);
+	memcpy(buf->p, h, sizeof(*h));
+}
+
 int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 {
 	struct out o;
@@ -639,6 +668,7 @@ int kb_serialize(struct kb *b, uint8_t **payload, size_t *size)
 		free(o.buf.p);
 		return -1;
 	}
+	data_last(&o.buf, &o.h);
 	/*
 	 * The build id: ld's is a SHA-1 of the whole output file, which no
 	 * relinked layout reproduces (and the build's own would make tools

@@ -42,26 +42,19 @@ static unsigned kb_seg_count(size_t size)
 	return n ? (unsigned)n : 1;
 }
 
-/*
- * Cut points with about equal compressed bytes on each side: inflate time
- * follows the number of codes decoded, which the compressed size tracks
- * far better than the payload bytes do (relocation records compress 8:1,
- * machine code 2.5:1). Estimated with a fast level-1 pass.
- */
-static int kb_cut_points(const uint8_t *p, size_t size, unsigned nseg,
-			 size_t *cut)
+/* Compressed bytes (a fast level-1 pass) of p's first i * KB_STEP bytes
+ * in out[i], i = 0..steps; returns steps, 0 on failure. */
+static size_t kb_zsizes(const uint8_t *p, size_t size, uint64_t **outp)
 {
 	z_stream z;
 	uint8_t buf[1 << 16];
-	size_t steps = (size + KB_STEP - 1) / KB_STEP, i, at = 0;
+	size_t steps = (size + KB_STEP - 1) / KB_STEP, i;
 	uint64_t *out = kb_xcalloc(steps + 1, sizeof(*out));
-	unsigned k = 1;
 
+	*outp = out;
 	memset(&z, 0, sizeof(z));
-	if (deflateInit(&z, 1) != Z_OK) {
-		free(out);
-		return -1;
-	}
+	if (deflateInit(&z, 1) != Z_OK)
+		return 0;
 	for (i = 0; i < steps; i++) {
 		size_t n = size - i * KB_STEP < KB_STEP ? size - i * KB_STEP
 							: KB_STEP;
@@ -76,15 +69,67 @@ static int kb_cut_points(const uint8_t *p, size_t size, unsigned nseg,
 		out[i + 1] = z.total_out;
 	}
 	deflateEnd(&z);
+	return steps;
+}
+
+/* cut[1..nseg-1] for p[0, size), offset by base, about equal compressed
+ * bytes each (cut[0] is the caller's). */
+static int kb_cuts_even(const uint8_t *p, size_t size, unsigned nseg,
+			size_t base, size_t *cut)
+{
+	uint64_t *out;
+	size_t steps = kb_zsizes(p, size, &out), i, at = 0;
+	unsigned k = 1;
+
+	if (!steps && size) {
+		free(out);
+		return -1;
+	}
 	for (i = 1; i < steps && k < nseg; i++)
 		if (out[i] * nseg >= out[steps] * k)
-			cut[k++] = at = i * KB_STEP;
+			cut[k++] = base + (at = i * KB_STEP);
 	/* Tiny payloads: evenly by bytes, strictly increasing. */
 	for (; k < nseg; k++)
-		cut[k] = at =
-			at + 1 > size * k / nseg ? at + 1 : size * k / nseg;
+		cut[k] = base + (at = at + 1 > size * k / nseg ? at + 1
+							 : size * k / nseg);
 	free(out);
-	return cut[nseg - 1] < size ? 0 : -1;
+	return nseg < 2 || at < size ? 0 : -1;
+}
+
+/*
+ * Cut points with about equal compressed bytes on each side: inflate time
+ * follows the number of codes decoded, which the compressed size tracks
+ * far better than the payload bytes do (relocation records compress 8:1,
+ * machine code 2.5:1). One cut is where the contents start
+ * (lk_link_prefix): the segments before it are all a stage needs to parse
+ * and lay out while the others inflate, so each side gets its share of
+ * the segments by its compressed bytes.
+ */
+static int kb_cut_points(const uint8_t *p, size_t size, unsigned nseg,
+			 size_t *cut)
+{
+	size_t fix = (size_t)lk_link_prefix(p, size, size);
+	uint64_t *out, a, t;
+	size_t steps;
+	unsigned k1;
+
+	if (nseg < 3 || fix == 0 || fix >= size)
+		return kb_cuts_even(p, size, nseg, 0, cut);
+	steps = kb_zsizes(p, size, &out);
+	if (!steps) {
+		free(out);
+		return -1;
+	}
+	a = out[fix / KB_STEP];
+	t = out[steps];
+	free(out);
+	k1 = (unsigned)((a * nseg + t / 2) / (t ? t : 1));
+	k1 = k1 < 1 ? 1 : k1 > nseg - 1 ? nseg - 1 : k1;
+	if (kb_cuts_even(p, fix, k1, 0, cut) ||
+	    kb_cuts_even(p + fix, size - fix, nseg - k1, fix, cut + k1))
+		return -1;
+	cut[k1] = fix;
+	return 0;
 }
 
 /*
