@@ -31,6 +31,7 @@ static const struct lk_boot_ops eb_ops = {
 	.place = eb_place_kernel,
 	.settle = eb_settle_kernel,
 	.inflate = eb_inflate_kit,
+	.inflate_rest = eb_inflate_rest,
 	.write = eb_write_image,
 	.firmware_rng = eb_firmware_rng,
 	.fw_rng_name = "EFI_RNG_PROTOCOL",

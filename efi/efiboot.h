@@ -143,9 +143,12 @@ void *eb_place_any(struct lk_boot *b, lk_u64 size, lk_u64 align, lk_u64 pref,
 void eb_secure_boot_policy(struct lk_boot *b);
 
 /* mp.c: lk_kit_inflate, with the application processors (EFI MP
- * Services) taking segments of a segmented kit alongside this one. */
+ * Services) taking segments of a segmented kit alongside this one;
+ * returns LK_BOOT_INFLATE_EARLY once the hash and the tables are in, and
+ * eb_inflate_rest waits for the rest (linkkit/boot/boot.h). */
 int eb_inflate_kit(struct lk_boot *b, const struct lk_kit *kit,
 		   const char *name, void *dst, lk_u64 size);
+int eb_inflate_rest(struct lk_boot *b);
 /* mp.c: lk_link_write, with the application processors writing parts
  * of the image while this one writes the rest (lk_link_write_begin). */
 int eb_write_image(struct lk_boot *b, struct lk_link *L, void *dst,

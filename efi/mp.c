@@ -66,8 +66,10 @@ struct eb_job {
 struct eb_inflate_job {
 	struct eb_job job; /* first: run's argument is this */
 	struct lk_kit kit;
+	const char *name;
 	lk_u8 *dst;
 	lk_u64 size;
+	int early; /* eb_inflate_kit returned before the last items */
 	lk_u8 sum[32]; /* the kit's SHA-256 (item 0) */
 };
 
@@ -274,6 +276,40 @@ static int eb_inflate_whole(struct eb_state *s, const struct lk_kit *kit,
 	return rc;
 }
 
+/* The hash (item 0) and the segments of the payload's first
+ * lk_link_prefix bytes (the tables) are done. */
+static int eb_prefix_in(struct eb_inflate_job *j)
+{
+	return __atomic_load_n(&j->job.state[0], __ATOMIC_ACQUIRE) ==
+		       EB_ITEM_OK &&
+	       lk_kit_prefix_ready(&j->kit, j->dst, j->job.state + 1,
+				   EB_ITEM_OK);
+}
+
+/* The items left, then every item's outcome: a segment that failed gets
+ * the stream inflated whole. Also where eb_inflate_kit ends when the
+ * items ran out before the tables were in. */
+int eb_inflate_rest(struct lk_boot *b)
+{
+	struct eb_state *s = eb_of(b);
+	struct eb_inflate_job *j = &eb_pool.inflate;
+	lk_u32 i;
+
+	eb_job_run(&j->job, 0);
+	eb_job_wait(s, &j->job);
+	eb_job_report(s, "inflate", &j->job,
+		      "items (the kit's SHA-256, segments)");
+	if (!j->early &&
+	    lk_kit_check_hash(&s->boot.host, &j->kit, j->name, j->sum))
+		return LK_ERR_HASH;
+	j->early = 0;
+	for (i = 1; i <= j->kit.nseg; i++)
+		if (j->job.state[i] != EB_ITEM_OK)
+			return eb_inflate_whole(s, &j->kit, j->name, j->dst,
+						j->size, i - 1);
+	return LK_OK;
+}
+
 /* The kit is from lk_kit_open_unhashed (linkkit/boot/boot.h): hashed
  * here, on whichever processor is free, while the others inflate; the
  * hash is checked before anything else, so a damaged kit is reported as
@@ -292,18 +328,26 @@ int eb_inflate_kit(struct lk_boot *b, const struct lk_kit *kit,
 		return lk_kit_inflate(&s->boot.host, kit, name, dst, size);
 	}
 	j->kit = *kit;
+	j->name = name;
 	j->dst = dst;
 	j->size = size;
+	j->early = 0;
 	eb_job_post(&j->job, kit->nseg + 1, eb_inflate_item);
-	eb_job_run(&j->job, 0);
-	eb_job_wait(s, &j->job);
-	eb_job_report(s, "inflate", &j->job, "items (the kit's SHA-256, segments)");
-	if (lk_kit_check_hash(&s->boot.host, kit, name, j->sum))
+	/* Items until the hash and the tables are in: then the flow parses
+	 * and lays out here while the APs inflate the contents (the items
+	 * left to this processor wait for eb_inflate_rest). */
+	while (!eb_prefix_in(j))
+		if ((i = __atomic_fetch_add(&j->job.next, 1, __ATOMIC_ACQ_REL)) <
+		    j->job.n)
+			eb_job_item(&j->job, i, 0);
+		else
+			return eb_inflate_rest(b);
+	if (lk_kit_check_hash(&s->boot.host, kit, name, j->sum)) {
+		eb_job_wait(s, &j->job); /* the APs still write the payload */
 		return LK_ERR_HASH;
-	for (i = 1; i <= kit->nseg; i++)
-		if (j->job.state[i] != EB_ITEM_OK)
-			return eb_inflate_whole(s, kit, name, dst, size, i - 1);
-	return LK_OK;
+	}
+	j->early = 1;
+	return LK_BOOT_INFLATE_EARLY;
 }
 
 /* A part's relocation errors are not an AP's to print: counted, and

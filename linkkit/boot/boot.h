@@ -16,6 +16,8 @@
 #include "../proto/proto.h"
 
 #define LK_BOOT_REASON_MAX 240
+/* ops->inflate: the hash and the tables are in, the rest still inflating. */
+#define LK_BOOT_INFLATE_EARLY (-1)
 #define LK_BOOT_CONFIG_PATH "\\EFI\\BOOT\\RELINK.CFG"
 #define LK_BOOT_ROOT_KERNEL "/bsd" /* on the OpenBSD root */
 
@@ -57,9 +59,15 @@ struct lk_boot_ops {
 	/* Optional: lk_kit_inflate / lk_link_write with more processors.
 	 * A stage's inflate gets the kit from lk_kit_open_unhashed and
 	 * must pass lk_kit_check_hash before it returns 0 (it hashes on
-	 * one processor while the others inflate). */
+	 * one processor while the others inflate). It may instead return
+	 * LK_BOOT_INFLATE_EARLY once the hash is checked and the payload's
+	 * first lk_link_prefix bytes are in, the other processors still
+	 * inflating the rest: the flow then parses and lays out, and calls
+	 * inflate_rest (0, or nonzero with one line logged) before the
+	 * image is placed or the payload freed. */
 	int (*inflate)(struct lk_boot *b, const struct lk_kit *kit,
 		       const char *name, void *dst, lk_u64 size);
+	int (*inflate_rest)(struct lk_boot *b);
 	int (*write)(struct lk_boot *b, struct lk_link *L, void *dst,
 		     struct lk_rng *rng);
 	/* Optional: firmware entropy (EFI_RNG_PROTOCOL); bytes delivered.

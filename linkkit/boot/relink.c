@@ -12,7 +12,18 @@ struct lk_relink {
 	struct lk_link *L;
 	lk_u8 *image; /* written, at its place or staged; wiped on failure */
 	lk_u64 image_size;
+	int inflating; /* the stage's inflate returned early (inflate_rest) */
 };
+
+/* The rest of an inflate the stage returned from early: before anything
+ * frees the payload or the kit, and before the image is placed. */
+static int lk_relink_inflate_rest(struct lk_boot *b, struct lk_relink *r)
+{
+	if (!r->inflating)
+		return 0;
+	r->inflating = 0;
+	return b->ops->inflate_rest(b) ? -1 : 0;
+}
 
 static void lk_relink_free_kit(struct lk_boot *b, struct lk_relink *r)
 {
@@ -24,6 +35,7 @@ static void lk_relink_free_kit(struct lk_boot *b, struct lk_relink *r)
 /* The link state, the payload and the kit: gone before any jump. */
 static void lk_relink_drop_inputs(struct lk_boot *b, struct lk_relink *r)
 {
+	lk_relink_inflate_rest(b, r);
 	if (r->L)
 		lk_link_close(r->L);
 	r->L = LK_NULL;
@@ -35,6 +47,7 @@ static void lk_relink_drop_inputs(struct lk_boot *b, struct lk_relink *r)
 
 static void lk_relink_wipe(struct lk_boot *b, struct lk_relink *r)
 {
+	lk_relink_inflate_rest(b, r); /* no processor writes r's buffers */
 	if (b->keep_failed_relink) {
 		lk_wipe(r, sizeof(*r));
 		return;
@@ -91,7 +104,9 @@ static int lk_relink_inflate(struct lk_boot *b, struct lk_relink *r,
 	else
 		rc = lk_kit_inflate(&b->host, kit, name, r->payload,
 				    r->payload_size);
-	if (rc)
+	if (rc == LK_BOOT_INFLATE_EARLY)
+		r->inflating = 1;
+	else if (rc)
 		return -1;
 	lk_boot_phase(b, "inflate");
 	return 0;
@@ -107,12 +122,22 @@ static int lk_relink_fresh(struct lk_boot *b, struct lk_relink *r,
 
 	if (r->payload_size >= sizeof(*hd) && hd->protocol == LK_PROTO_OPENBSD)
 		rc = lk_boot_kit_fresh(b, kit);
-	/* Nothing reads the kit after this: freed (wiped) before the image
-	 * is placed, so kit, payload and image are never held at once
-	 * (stage peak <= 3x the image). */
+	return rc;
+}
+
+/* Nothing reads the kit once the payload is whole: freed (wiped) before
+ * the image is placed, so kit, payload and image are never held at once
+ * (stage peak <= 3x the image). */
+static int lk_relink_payload_done(struct lk_boot *b, struct lk_relink *r)
+{
+	if (r->inflating) {
+		if (lk_relink_inflate_rest(b, r))
+			return -1;
+		lk_boot_phase(b, "inflate-rest");
+	}
 	if (!b->keep_failed_relink)
 		lk_relink_free_kit(b, r);
-	return rc;
+	return 0;
 }
 
 static int lk_relink_write(struct lk_boot *b, struct lk_relink *r,
@@ -162,6 +187,8 @@ static int lk_relink_link(struct lk_boot *b, struct lk_relink *r,
 	k->load_hi = lk_proto_link_end(p, r->L);
 	k->entry = info.entry_lma;
 	k->loader_name = "relinkboot relinked";
+	if (lk_relink_payload_done(b, r))
+		return -1;
 	lk_boot_seed_data(b, rng);
 	dst = p->id == LK_PROTO_LINUX ? lk_boot_linux_place_link(b, name, k, !nokaslr)
 				      : b->ops->place(b, k->load_lo, k->load_hi);

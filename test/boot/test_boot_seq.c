@@ -53,6 +53,17 @@ struct fake {
 	jmp_buf jump;
 };
 
+/* A stage's inflate that returns once the tables are in (efi/mp.c):
+ * the payload's first lk_link_prefix bytes, the rest 0xa5 until
+ * inflate_rest; bad_order counts a place or a free of the payload or the
+ * kit before that. */
+static struct early {
+	int on, pending, rest_calls, bad_order, fail_rest;
+	unsigned char *whole, *dst;
+	const void *kit;
+	lk_u64 size, prefix;
+} early;
+
 static struct fake *F(struct lk_boot *b)
 {
 	return b->stage;
@@ -101,6 +112,7 @@ static void fake_free_big(struct lk_boot *b, void *p, lk_u64 size)
 	struct fake *f = F(b);
 
 	(void)size;
+	early.bad_order += early.pending && (p == early.dst || p == early.kit);
 	for (int i = 0; i < MAX_BIG; i++) {
 		if (f->big[i] == p) {
 			free(p);
@@ -131,10 +143,12 @@ static void *fake_alloc_kept(struct lk_boot *b, lk_u64 size)
 	return f->kept[f->nkept++];
 }
 
+
 static void *fake_place(struct lk_boot *b, lk_u64 lo, lk_u64 hi)
 {
 	struct fake *f = F(b);
 
+	early.bad_order += early.pending;
 	if (++f->nplace == f->fail_place) {
 		lk_log(&b->host, LK_LOG_ERROR, "fake: no room at 0x%llx", lo);
 		return NULL;
@@ -271,6 +285,42 @@ static void host_free(void *ctx, void *p, lk_size size)
 	free(p);
 }
 
+static int fake_inflate_early(struct lk_boot *b, const struct lk_kit *kit,
+			      const char *name, void *dst, lk_u64 size)
+{
+	if (lk_kit_verify(&b->host, kit, name))
+		return LK_ERR_HASH;
+	early.whole = malloc(size);
+	if (lk_kit_inflate(&b->host, kit, name, early.whole, size)) {
+		free(early.whole);
+		early.whole = NULL;
+		return LK_ERR_INFLATE;
+	}
+	early.prefix = lk_link_prefix(early.whole, size, size);
+	memcpy(dst, early.whole, early.prefix);
+	memset((unsigned char *)dst + early.prefix, 0xa5, size - early.prefix);
+	early.dst = dst;
+	early.kit = (const unsigned char *)kit->zdata - 64;
+	early.size = size;
+	early.pending = 1;
+	return LK_BOOT_INFLATE_EARLY;
+}
+
+static int fake_inflate_rest(struct lk_boot *b)
+{
+	early.rest_calls++;
+	early.pending = 0;
+	memcpy(early.dst + early.prefix, early.whole + early.prefix,
+	       early.size - early.prefix);
+	free(early.whole);
+	early.whole = NULL;
+	if (early.fail_rest) {
+		lk_log(&b->host, LK_LOG_ERROR, "fake: segment 3 did not inflate");
+		return -1;
+	}
+	return 0;
+}
+
 static struct lk_boot_ops fake_ops = {
 	.read_file = fake_read,
 	.alloc_big = fake_alloc_big,
@@ -324,8 +374,10 @@ static void fake_standard(struct fake *f)
 
 static void fake_run(struct fake *f)
 {
-	/* fake_ops is shared: the firmware hook is per test. */
+	/* fake_ops is shared: the firmware and inflate hooks are per test. */
 	fake_ops.firmware_rng = f->fw_rng >= 0 ? fake_fw_rng : NULL;
+	fake_ops.inflate = early.on ? fake_inflate_early : NULL;
+	fake_ops.inflate_rest = early.on ? fake_inflate_rest : NULL;
 	if (setjmp(f->jump) == 0)
 		lk_boot_main(&f->boot);
 }
@@ -704,6 +756,50 @@ static void test_seeds(void)
 	fake_free(f[0]);
 }
 
+/* The flow parses and lays out with only the tables inflated (the
+ * contents still garbage), then waits for the rest before it places the
+ * image or frees the payload and the kit: the same kernel as a whole
+ * inflate, for one debug seed. */
+static void test_inflate_early(void)
+{
+	const char *cfg = "debug_seed = 00112233445566778899aabbccddeeff\n";
+	struct fake *f[2];
+
+	for (int i = 0; i < 2; i++) {
+		memset(&early, 0, sizeof(early));
+		early.on = i;
+		f[i] = fake_new();
+		fake_standard(f[i]);
+		fake_cfg(f[i], cfg);
+		fake_run(f[i]);
+	}
+	expect_relinked(f[1], "seq-inflate-early-relinked");
+	tap_check(early.prefix > 0 && early.prefix < early.size &&
+			  early.rest_calls == 1 && early.bad_order == 0 &&
+			  f[0]->entered && f[1]->image_size == f[0]->image_size &&
+			  !memcmp(f[1]->image_copy, f[0]->image_copy,
+				  f[0]->image_size),
+		  "seq-inflate-early-same-kernel",
+		  "prefix %llu of %llu, %d rest calls, %d out of order",
+		  (unsigned long long)early.prefix,
+		  (unsigned long long)early.size, early.rest_calls,
+		  early.bad_order);
+	fake_free(f[0]);
+	fake_free(f[1]);
+	memset(&early, 0, sizeof(early));
+	early.on = early.fail_rest = 1;
+	f[0] = fake_new();
+	fake_standard(f[0]);
+	fake_run(f[0]);
+	expect_fallback(f[0], "seq-inflate-rest-fails",
+			"relinkboot: fallback: fake: segment 3 did not inflate");
+	tap_check(early.rest_calls == 1 && early.bad_order == 0,
+		  "seq-inflate-rest-fails-order", "%d rest calls, %d out of order",
+		  early.rest_calls, early.bad_order);
+	fake_free(f[0]);
+	memset(&early, 0, sizeof(early));
+}
+
 static int slurp(const char *path, struct file *out)
 {
 	FILE *fp = fopen(path, "rb");
@@ -841,6 +937,7 @@ int main(int argc, char **argv)
 	test_unsigned();
 	test_protocol_none();
 	test_seeds();
+	test_inflate_early();
 	test_linux();
 	free(kit.data);
 	free(fallback.data);
