@@ -186,7 +186,7 @@ bench_corpus() {
 		[ $# -ge 4 ] || continue
 		echo "| $p | $1 | $2 | $4 |"
 	done
-	echo "| relink (verify+inflate+parse+place+write) | $relink | | $(kv "$out" relink_cpu_ms) |"
+	echo "| relink (verify+inflate+parse+place+write$( [ "$(kv "$out" parse_place_in_inflate)" = 1 ] && echo "; parse and place inside inflate")) | $relink | | $(kv "$out" relink_cpu_ms) |"
 	if [ "${BENCH_LD_MODE:-}" = openbsd ]; then
 		echo "| ld.bfd | not run: GNU ld refuses OpenBSD's ld.script | | |"
 	elif [ "${BENCH_LD_MODE:-}" = linux ]; then
@@ -199,6 +199,7 @@ bench_corpus() {
 	echo
 	echo "inflate and write run on $(kv "$out" inflate_threads) and $(kv "$out" write_threads) threads, as the UEFI stage's" \
 		"processors share them (segments; parts of the image while one thread writes the sections: efi/mp.c);" \
+		"$( [ "$(kv "$out" parse_place_in_inflate)" = 1 ] && echo "with several threads parse and place run inside inflate, on the thread that took the hash and the tables' segments while the others inflate the contents (efi/mp.c), so relink counts them once, in inflate;")" \
 		"inflate-1cpu and write-1cpu are the same on one processor, as the BIOS stage runs them" \
 		"(the bench checks that both writes give the same image). CPU time of a threaded phase: its critical path." \
 		"write = fill + relocate in one pass (each chunk relocated right after its copy);" \
