@@ -83,12 +83,30 @@ static int lk_name_ok(const struct lk_link *L, lk_u32 off, const char *what,
 	return 0;
 }
 
+/* Record sizes of the header's tables, objects through addends, in
+ * header order: lk_table checks each table with its own, and
+ * lk_link_prefix finds where the tables but data end. */
+static const lk_u8 lk_table_rec[] = {
+	sizeof(struct lk_object),	sizeof(struct lk_chunk),
+	sizeof(struct lk_slot),		sizeof(struct lk_outsec),
+	sizeof(struct lk_phdr),		sizeof(struct lk_symbol),
+	8,				sizeof(struct lk_op),
+	sizeof(struct lk_merge_group),	sizeof(struct lk_merge_class),
+	4,				1,
+	1,				sizeof(struct lk_comdat),
+	1,				sizeof(struct lk_reloc_addend),
+};
+_Static_assert(__builtin_offsetof(struct lk_payload_header, addends) -
+			       __builtin_offsetof(struct lk_payload_header, objects) ==
+		       (sizeof(lk_table_rec) - 1) * sizeof(struct lk_table),
+	       "lk_table_rec lists the header's tables");
+
 /* Checks one table and returns a pointer to its records. Records are read
  * in place, so a table must be aligned for its record type. */
 static const void *lk_table(struct lk_link *L, const struct lk_table *t,
-			    lk_u32 recsize, lk_u32 align, const char *what,
-			    lk_u32 *count)
+			    lk_u32 align, const char *what, lk_u32 *count)
 {
+	lk_u32 recsize = lk_table_rec[t - &L->hdr->objects];
 	lk_u64 end = (lk_u64)t->off + (lk_u64)t->count * recsize;
 
 	if (end > L->size || (t->off & (align - 1)) != 0) {
@@ -101,27 +119,6 @@ static const void *lk_table(struct lk_link *L, const struct lk_table *t,
 	return L->base + t->off;
 }
 
-/* Record sizes of the header's tables, objects through addends, in
- * header order, as lk_open_tables reads them; 0: data, not read. */
-static const lk_u8 lk_table_rec[] = {
-	sizeof(struct lk_object),	sizeof(struct lk_chunk),
-	sizeof(struct lk_slot),		sizeof(struct lk_outsec),
-	sizeof(struct lk_phdr),		sizeof(struct lk_symbol),
-	8,				sizeof(struct lk_op),
-	sizeof(struct lk_merge_group),	sizeof(struct lk_merge_class),
-	4,				1,
-	0,				sizeof(struct lk_comdat),
-	1,				sizeof(struct lk_reloc_addend),
-};
-_Static_assert(__builtin_offsetof(struct lk_payload_header, addends) -
-			       __builtin_offsetof(struct lk_payload_header, objects) ==
-		       (sizeof(lk_table_rec) - 1) * sizeof(struct lk_table),
-	       "lk_table_rec lists the header's tables");
-_Static_assert(__builtin_offsetof(struct lk_payload_header, data) -
-			       __builtin_offsetof(struct lk_payload_header, objects) ==
-		       12 * sizeof(struct lk_table),
-	       "data is the 13th table");
-
 lk_u64 lk_link_prefix(const void *payload, lk_u64 have, lk_u64 size)
 {
 	const struct lk_payload_header *hd = payload;
@@ -133,7 +130,7 @@ lk_u64 lk_link_prefix(const void *payload, lk_u64 have, lk_u64 size)
 		return size;
 	for (i = 0, t = &hd->objects; i < sizeof(lk_table_rec); i++, t++) {
 		e = (lk_u64)t->off + (lk_u64)t->count * lk_table_rec[i];
-		if (lk_table_rec[i] && e > end)
+		if (t != &hd->data && e > end)
 			end = e;
 	}
 	return end < size ? end : size;
@@ -172,25 +169,25 @@ static int lk_open_tables(struct lk_link *L)
 {
 	const struct lk_payload_header *hd = L->hdr;
 
-	L->obj = lk_table(L, &hd->objects, sizeof(*L->obj), 4, "objects", &L->nobj);
-	L->chunk = lk_table(L, &hd->chunks, sizeof(*L->chunk), 8, "chunks", &L->nchunk);
-	L->slot = lk_table(L, &hd->slots, sizeof(*L->slot), 4, "slots", &L->nslot);
-	L->outsec = lk_table(L, &hd->outsecs, sizeof(*L->outsec), 8, "outsecs", &L->nout);
-	L->phdr = lk_table(L, &hd->phdrs, sizeof(*L->phdr), 4, "phdrs", &L->nphdr);
-	L->sym = lk_table(L, &hd->symbols, sizeof(*L->sym), 8, "symbols", &L->nsym);
-	L->rel_delta = lk_table(L, &hd->relocs, 8, 4, "relocs", &L->nrel);
+	L->obj = lk_table(L, &hd->objects, 4, "objects", &L->nobj);
+	L->chunk = lk_table(L, &hd->chunks, 8, "chunks", &L->nchunk);
+	L->slot = lk_table(L, &hd->slots, 4, "slots", &L->nslot);
+	L->outsec = lk_table(L, &hd->outsecs, 8, "outsecs", &L->nout);
+	L->phdr = lk_table(L, &hd->phdrs, 4, "phdrs", &L->nphdr);
+	L->sym = lk_table(L, &hd->symbols, 8, "symbols", &L->nsym);
+	L->rel_delta = lk_table(L, &hd->relocs, 4, "relocs", &L->nrel);
 	L->rel_info = L->rel_delta ? L->rel_delta + L->nrel : LK_NULL;
-	L->radd = lk_table(L, &hd->addends, sizeof(*L->radd), 8, "addends",
+	L->radd = lk_table(L, &hd->addends, 8, "addends",
 			   &L->nradd);
-	L->plan = lk_table(L, &hd->plan, sizeof(*L->plan), 8, "plan", &L->nop);
-	L->mgroup = lk_table(L, &hd->mgroups, sizeof(*L->mgroup), 8, "mgroups", &L->nmg);
-	L->mclass = lk_table(L, &hd->mclasses, sizeof(*L->mclass), 4, "mclasses", &L->nmc);
-	L->mref = lk_table(L, &hd->mrefs, 4, 4, "mrefs", &L->nmref);
-	L->str = lk_table(L, &hd->strtab, 1, 1, "strtab", &L->nstr);
-	L->data = lk_table(L, &hd->data, 1, 1, "data", &L->ndata);
-	L->comdat = lk_table(L, &hd->comdats, sizeof(*L->comdat), 4, "comdats",
+	L->plan = lk_table(L, &hd->plan, 8, "plan", &L->nop);
+	L->mgroup = lk_table(L, &hd->mgroups, 8, "mgroups", &L->nmg);
+	L->mclass = lk_table(L, &hd->mclasses, 4, "mclasses", &L->nmc);
+	L->mref = lk_table(L, &hd->mrefs, 4, "mrefs", &L->nmref);
+	L->str = lk_table(L, &hd->strtab, 1, "strtab", &L->nstr);
+	L->data = lk_table(L, &hd->data, 1, "data", &L->ndata);
+	L->comdat = lk_table(L, &hd->comdats, 4, "comdats",
 			     &L->ncomdat);
-	L->ksyms = lk_table(L, &hd->ksyms, 1, 4, "ksyms", &L->nksyms);
+	L->ksyms = lk_table(L, &hd->ksyms, 4, "ksyms", &L->nksyms);
 	if (!L->obj || !L->chunk || !L->slot || !L->outsec || !L->phdr ||
 	    !L->sym || !L->rel_delta || !L->radd || !L->plan || !L->mgroup || !L->mclass ||
 	    !L->mref || !L->str || !L->data || !L->comdat || !L->ksyms)
