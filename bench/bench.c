@@ -393,18 +393,32 @@ struct par_write {
 	const struct lk_link *L;
 	unsigned char *dst;
 	struct lk_write_split ws;
-	lk_u32 next, nerr;
+	lk_u32 next, nerr, first_done;
 };
+
+/* Takes parts below limit, in order, as efi/mp.c's eb_job_run_below. */
+static void par_write_parts(struct par_write *p, lk_u32 limit)
+{
+	lk_u32 k = __atomic_load_n(&p->next, __ATOMIC_RELAXED);
+
+	while (k < limit) {
+		if (!__atomic_compare_exchange_n(&p->next, &k, k + 1, 0, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+			continue;
+		__atomic_fetch_add(&p->nerr, lk_link_write_part(p->L, p->dst, &p->ws, k),
+				   __ATOMIC_RELAXED);
+		if (k < p->ws.nfirst)
+			__atomic_fetch_add(&p->first_done, 1, __ATOMIC_RELEASE);
+		k = __atomic_load_n(&p->next, __ATOMIC_RELAXED);
+	}
+}
 
 static double par_write_worker(void *arg)
 {
 	struct par_write *p = arg;
 	double c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
-	lk_u32 k;
 
-	while ((k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->ws.nparts)
-		__atomic_fetch_add(&p->nerr, lk_link_write_part(p->L, p->dst, &p->ws, k),
-				   __ATOMIC_RELAXED);
+	par_write_parts(p, p->ws.nparts);
 	return clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
 }
 
@@ -464,6 +478,12 @@ static int par_write(struct lk_link *L, unsigned char *dst, struct lk_rng *rng, 
 	cb = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
 	__atomic_store_n(&pool.posted, &p, __ATOMIC_RELEASE);
 	lk_link_write_sections(L, dst, rng, &p.ws);
+	/* The sorted tables' parts first, then their sort here while the
+	 * others write the rest (efi/mp.c). */
+	par_write_parts(&p, p.ws.nfirst);
+	while (__atomic_load_n(&p.first_done, __ATOMIC_ACQUIRE) < p.ws.nfirst)
+		__builtin_ia32_pause();
+	lk_link_write_sort(L, dst, &p.ws);
 	par_write_worker(&p);
 	while (__atomic_load_n(&pool.done, __ATOMIC_ACQUIRE) < pool.n)
 		__builtin_ia32_pause();

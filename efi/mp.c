@@ -118,6 +118,22 @@ static void eb_job_run(struct eb_job *j, int ap)
 		eb_job_item(j, i, ap);
 }
 
+/* The boot processor's share of the items below limit: it takes them
+ * only while none past limit is taken, so it comes back to what needs
+ * them as soon as they are all out. */
+static void eb_job_run_below(struct eb_job *j, lk_u32 limit)
+{
+	lk_u32 i = __atomic_load_n(&j->next, __ATOMIC_ACQUIRE);
+
+	while (i < limit)
+		if (__atomic_compare_exchange_n(&j->next, &i, i + 1, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			eb_job_item(j, i, 0);
+			i = __atomic_load_n(&j->next, __ATOMIC_ACQUIRE);
+		}
+}
+
 /* Runs on each AP, with the firmware's stack (32 KiB in OVMF; inflate
  * needs ~13 KiB). XCR0 and CR4 are per processor: an AP that lacks a
  * vector extension the boot processor's choice of code paths relies on
@@ -197,14 +213,26 @@ static void eb_pool_quit(void)
 	__atomic_store_n(&eb_pool.posted, &eb_pool.quit, __ATOMIC_RELEASE);
 }
 
-/* Spins until every item is finished or the firmware reports the APs
+/* Items [0, n) not yet finished. */
+static int eb_job_pending(struct eb_job *j, lk_u32 n)
+{
+	if (n == j->n)
+		return __atomic_load_n(&j->done, __ATOMIC_ACQUIRE) < n;
+	for (lk_u32 i = 0; i < n; i++)
+		if (__atomic_load_n(&j->state[i], __ATOMIC_ACQUIRE) ==
+		    EB_ITEM_PENDING)
+			return 1;
+	return 0;
+}
+
+/* Spins until items [0, n) are finished or the firmware reports the APs
  * done (returned or stopped by the timeout): the items still pending
  * then are redone here. */
-static void eb_job_wait(struct eb_state *s, struct eb_job *j)
+static void eb_job_wait_first(struct eb_state *s, struct eb_job *j, lk_u32 n)
 {
 	lk_u32 spins = 0, i;
 
-	while (__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) < j->n) {
+	while (!s->mp_event_done && eb_job_pending(j, n)) {
 		__builtin_ia32_pause();
 		if (++spins % 4096 == 0 &&
 		    s->st->BootServices->CheckEvent(s->mp_event) ==
@@ -213,10 +241,15 @@ static void eb_job_wait(struct eb_state *s, struct eb_job *j)
 			break;
 		}
 	}
-	for (i = 0; i < j->n; i++)
+	for (i = 0; i < n; i++)
 		if (__atomic_load_n(&j->state[i], __ATOMIC_ACQUIRE) ==
 		    EB_ITEM_PENDING)
 			eb_job_item(j, i, 0);
+}
+
+static void eb_job_wait(struct eb_state *s, struct eb_job *j)
+{
+	eb_job_wait_first(s, j, j->n);
 }
 
 /* Posts j (whose fields the caller set) to the APs; the caller then
@@ -387,8 +420,15 @@ int eb_write_image(struct lk_boot *b, struct lk_link *L, void *dst,
 		return LK_ERR_LINK;
 	}
 	eb_job_post(&j->job, j->ws.nparts, eb_write_part);
-	/* The APs start on the parts while this processor writes the rest. */
+	/* The APs start on the parts while this processor writes the rest;
+	 * once the sorted tables' parts are in, it sorts them while the APs
+	 * go on with the others. */
 	lk_link_write_sections(L, dst, rng, &j->ws);
+	if (j->ws.nfirst) {
+		eb_job_run_below(&j->job, j->ws.nfirst);
+		eb_job_wait_first(s, &j->job, j->ws.nfirst);
+		lk_link_write_sort(L, dst, &j->ws);
+	}
 	eb_job_run(&j->job, 0);
 	eb_job_wait(s, &j->job);
 	/* No more work for the APs: back to the firmware. */

@@ -185,6 +185,16 @@ int lk_link_write_parts(struct lk_link *L, void *dst, struct lk_rng *rng,
 /* linux_sort.c: scripts/sorttable's sorts on the written image (img at
  * load_lo), for LK_PAYLOAD_F_LINUX_SORT kits. */
 int lk_linux_sort(const struct lk_link *L, lk_u8 *img);
+/* The same in two steps, for the split write: the tables (which read
+ * only their own sections' bytes, so they can be sorted once those are
+ * written, while other processors still write the rest; *flag gets the
+ * main_extable_sort_needed symbol), then the flag (in .data, written by
+ * any part: after all of them). lk_linux_sort_sections: the tables'
+ * output sections (.orc_unwind_ip, .orc_unwind, __ex_table; LK_NONE
+ * where absent), and how many there are. */
+int lk_linux_sort_tables(const struct lk_link *L, lk_u8 *img, lk_u32 *flag);
+int lk_linux_sort_flag(const struct lk_link *L, lk_u8 *img, lk_u32 flag);
+lk_u32 lk_linux_sort_sections(const struct lk_link *L, lk_u32 os[3]);
 
 /* linux_kallsyms_link.c: the ksyms table (LK_PAYLOAD_F_LINUX_KALLSYMS),
  * checked at open, applied to the written image (img at load_lo). */

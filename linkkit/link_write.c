@@ -140,8 +140,20 @@ static int lk_chunk_direct(const struct lk_link *L, lk_u32 c)
 	       !lk_chunk_by_kallsyms(L, c);
 }
 
+/* A chunk of a table sorted after the link, for a split write that
+ * writes those first (lk_link_write_sort). */
+static int lk_chunk_sorted(const struct lk_link *L,
+			   const struct lk_write_split *ws, lk_u32 c)
+{
+	lk_u32 s = L->slot[L->chunk[c].slot].outsec;
+
+	return s == ws->sorted_os[0] || s == ws->sorted_os[1] ||
+	       s == ws->sorted_os[2];
+}
+
 /*
- * The direct chunks [from, to), in chunk (= payload) order, each relocated
+ * The direct chunks [from, to) (with ws: only the sorted tables' if
+ * tables is set, else only the others), in chunk (= payload) order, each relocated
  * right after its copy while it is in the cache (with nerr). Contents and
  * relocation records are then both read front to back; in placement
  * order every chunk started two short runs somewhere random in the
@@ -150,13 +162,15 @@ static int lk_chunk_direct(const struct lk_link *L, lk_u32 c)
  * relocations (lk_link_open).
  */
 static void lk_write_direct(const struct lk_link *L, lk_u8 *dst, lk_u32 from,
-			    lk_u32 to, lk_u32 *nerr)
+			    lk_u32 to, lk_u32 *nerr,
+			    const struct lk_write_split *ws, int tables)
 {
 	lk_u32 c;
 	lk_u8 *p;
 
 	for (c = from; c < to; c++) {
-		if (!lk_chunk_direct(L, c))
+		if (!lk_chunk_direct(L, c) ||
+		    (ws && lk_chunk_sorted(L, ws, c) != tables))
 			continue;
 		p = dst + (lk_chunk_lma(L, c) - L->load_lo);
 		if (L->chunk[c].flags & LK_CHUNK_MERGE) {
@@ -271,7 +285,7 @@ static int lk_write_result(const struct lk_link *L, lk_u32 nerr)
  * no section claimed; one line for errors past the cap. */
 static int lk_write_finish(const struct lk_link *L, lk_u8 *d, lk_u32 tail,
 			   int relocs, lk_u32 nerr,
-			   const struct lk_kallsyms_result *kallsyms)
+			   const struct lk_write_split *ws)
 {
 	int rc;
 
@@ -279,15 +293,19 @@ static int lk_write_finish(const struct lk_link *L, lk_u8 *d, lk_u32 tail,
 	if (relocs)
 		lk_reloc_items(L, tail, L->nitem, d, &nerr);
 	rc = lk_write_result(L, nerr);
-	/* The tables scripts/sorttable sorts, once every byte is final. */
+	/* The tables scripts/sorttable sorts, once every byte is final
+	 * (or once theirs were: lk_link_write_sort), then its flag. */
 	if (!rc && relocs && (L->hdr->flags & LK_PAYLOAD_F_LINUX_SORT))
-		rc = lk_linux_sort(L, d);
+		rc = !(ws && ws->sorted) ? lk_linux_sort(L, d)
+		     : ws->sort_rc	 ? ws->sort_rc
+					 : lk_linux_sort_flag(L, d, ws->sort_flag);
 	/* kallsyms last: it reads the final symbol values only, but a
 	 * failed sort has already failed the link. */
 	if (!rc && relocs && (L->hdr->flags & LK_PAYLOAD_F_LINUX_KALLSYMS))
 		/* Written already (lk_link_write_sections): only its line. */
-		rc = kallsyms ? lk_linux_kallsyms_say(L, kallsyms)
-			      : lk_linux_kallsyms(L, d);
+		rc = ws && ws->kallsyms_done
+			     ? lk_linux_kallsyms_say(L, &ws->kallsyms)
+			     : lk_linux_kallsyms(L, d);
 	return rc;
 }
 
@@ -318,7 +336,7 @@ int lk_link_write_parts(struct lk_link *L, void *dst, struct lk_rng *rng,
 		return lk_write_result(L, nerr);
 	}
 	tail = lk_write_sections(L, d, rng, relocs, &nerr);
-	lk_write_direct(L, d, 0, L->nchunk, relocs ? &nerr : 0);
+	lk_write_direct(L, d, 0, L->nchunk, relocs ? &nerr : 0, LK_NULL, 0);
 	return lk_write_finish(L, d, tail, relocs, nerr, LK_NULL);
 }
 
@@ -347,34 +365,84 @@ static lk_u64 lk_direct_weight(const struct lk_link *L, lk_u32 c)
 	       LK_RELOC_WEIGHT * (lk_u64)L->chunk[c].reloc_count;
 }
 
-/* Part k starts at the first chunk past k/nparts of the weight (sizes
- * are payload bytes, so the sums stay far from overflowing). */
-static void lk_write_bounds(const struct lk_link *L, struct lk_write_split *ws)
+/* Chunk c's weight in the parts of one kind (the sorted tables' or the
+ * others'). */
+static lk_u64 lk_part_weight(const struct lk_link *L,
+			     const struct lk_write_split *ws, lk_u32 c,
+			     int tables)
 {
-	lk_u64 total = 0, acc = 0;
-	lk_u32 c, k = 1, n = ws->nparts;
+	return lk_chunk_sorted(L, ws, c) == tables ? lk_direct_weight(L, c)
+						   : 0;
+}
 
-	for (c = 0; c < L->nchunk; c++)
-		total += lk_direct_weight(L, c);
+/* Parts [k0, k0 + n) share the chunks of one kind: part k0 + i starts at
+ * the first chunk past i/n of their weight (sizes are payload bytes, so
+ * the sums stay far from overflowing). */
+static void lk_write_bounds(const struct lk_link *L, struct lk_write_split *ws,
+			    int tables, lk_u32 k0, lk_u32 n, lk_u64 total)
+{
+	lk_u64 acc = 0;
+	lk_u32 c, k = 1;
+
+	ws->from[k0] = 0;
 	for (c = 0; c < L->nchunk && k < n; c++) {
-		while (k < n && acc * n >= total * k)
-			ws->bound[k++] = c;
-		acc += lk_direct_weight(L, c);
+		for (; k < n && acc * n >= total * k; k++)
+			ws->to[k0 + k - 1] = ws->from[k0 + k] = c;
+		acc += lk_part_weight(L, ws, c, tables);
 	}
-	while (k <= n)
-		ws->bound[k++] = L->nchunk;
+	for (; k < n; k++)
+		ws->to[k0 + k - 1] = ws->from[k0 + k] = L->nchunk;
+	ws->to[k0 + n - 1] = L->nchunk;
+}
+
+/* How many parts the sorted tables get: their share of the weight, at
+ * least one, and at least one part left for the rest. None when nothing
+ * is sorted or there is one part. */
+static lk_u32 lk_write_first(const struct lk_link *L,
+			     struct lk_write_split *ws, lk_u64 *wt, lk_u64 *wr)
+{
+	lk_u32 c, n = ws->nparts, k;
+
+	*wt = *wr = 0;
+	for (c = 0; c < 3; c++)
+		ws->sorted_os[c] = LK_NONE;
+	if (n < 2 || !(L->hdr->flags & LK_PAYLOAD_F_LINUX_SORT) ||
+	    !lk_linux_sort_sections(L, ws->sorted_os))
+		return 0;
+	for (c = 0; c < L->nchunk; c++) {
+		*wt += lk_part_weight(L, ws, c, 1);
+		*wr += lk_part_weight(L, ws, c, 0);
+	}
+	if (!*wt) {
+		for (c = 0; c < 3; c++)
+			ws->sorted_os[c] = LK_NONE;
+		return 0;
+	}
+	/* k / n nearest wt / (wt + wr), without a division (the i386
+	 * core has no 64-bit one). */
+	for (k = 1; k + 1 < n && (2 * k + 1) * (*wt + *wr) <= 2 * n * *wt; k++)
+		;
+	return k;
 }
 
 int lk_link_write_begin(struct lk_link *L, lk_u32 nparts,
 			struct lk_write_split *ws)
 {
+	lk_u64 wt, wr;
+
 	if (!lk_write_ready(L))
 		return LK_ERR_LINK;
 	lk_memset(ws, 0, sizeof(*ws));
 	ws->nparts = nparts < 1			   ? 1
 		     : nparts > LK_WRITE_MAX_PARTS ? LK_WRITE_MAX_PARTS
 						   : nparts;
-	lk_write_bounds(L, ws);
+	ws->nfirst = lk_write_first(L, ws, &wt, &wr);
+	if (ws->nfirst)
+		lk_write_bounds(L, ws, 1, 0, ws->nfirst, wt);
+	else
+		for (lk_u32 c = 0; c < L->nchunk; c++)
+			wr += lk_direct_weight(L, c);
+	lk_write_bounds(L, ws, 0, ws->nfirst, ws->nparts - ws->nfirst, wr);
 	return LK_OK;
 }
 
@@ -399,8 +467,18 @@ lk_u32 lk_link_write_part(const struct lk_link *L, void *dst,
 	lk_u32 nerr = LK_RELOC_ERR_CAP;
 
 	if (k < ws->nparts)
-		lk_write_direct(L, dst, ws->bound[k], ws->bound[k + 1], &nerr);
+		lk_write_direct(L, dst, ws->from[k], ws->to[k], &nerr, ws,
+				k < ws->nfirst);
 	return nerr - LK_RELOC_ERR_CAP;
+}
+
+void lk_link_write_sort(const struct lk_link *L, void *dst,
+			struct lk_write_split *ws)
+{
+	if (!ws->nfirst || ws->sorted)
+		return;
+	ws->sort_rc = lk_linux_sort_tables(L, dst, &ws->sort_flag);
+	ws->sorted = 1;
 }
 
 int lk_link_write_end(struct lk_link *L, void *dst,
@@ -411,7 +489,6 @@ int lk_link_write_end(struct lk_link *L, void *dst,
 	/* The parts were quiet: their chunks again, this time saying what
 	 * is wrong (the bytes come out the same). */
 	if (part_errors)
-		lk_write_direct(L, dst, 0, L->nchunk, &nerr);
-	return lk_write_finish(L, dst, ws->tail, 1, nerr,
-			       ws->kallsyms_done ? &ws->kallsyms : LK_NULL);
+		lk_write_direct(L, dst, 0, L->nchunk, &nerr, LK_NULL, 0);
+	return lk_write_finish(L, dst, ws->tail, 1, nerr, ws);
 }

@@ -350,10 +350,15 @@ int lk_link_write(struct lk_link *L, void *dst, struct lk_rng *rng);
  * errors, counted but not logged, so any processor may run it. They
  * touch disjoint bytes and only read L and the payload, so the parts may
  * run at once, with each other and with lk_link_write_sections (whose
- * processor may log). Once all are done, lk_link_write_end (the boot
- * processor) writes the headers and returns what lk_link_write would,
- * with its messages: when the parts found errors it redoes them, logging.
- * The image equals lk_link_write's.
+ * processor may log). A kit whose tables are sorted after the link
+ * (LK_PAYLOAD_F_LINUX_SORT) gets nfirst > 0: parts [0, nfirst) write only
+ * those tables' chunks, so once they and lk_link_write_sections are done,
+ * lk_link_write_sort (the boot processor: it allocates and may log) sorts
+ * them while the other parts still run; unless it ran, lk_link_write_end
+ * sorts. Once all are done, lk_link_write_end (the boot processor) writes
+ * the headers and returns what lk_link_write would, with its messages
+ * (a sort's own lines come when it runs): when the parts found errors it
+ * redoes them, logging. The image equals lk_link_write's.
  */
 #define LK_WRITE_MAX_PARTS 64
 /* What the kallsyms step of a write found, for its message later. */
@@ -366,14 +371,22 @@ struct lk_kallsyms_result {
 
 struct lk_write_split {
 	lk_u32 nparts;
+	lk_u32 nfirst; /* parts writing the sorted tables (see above) */
 	lk_u32 tail; /* first item no output section claimed */
 	lk_u32 nerr; /* relocation errors so far (logged) */
 	/* lk_link_write_sections wrote the kallsyms tables; what it found
 	 * is said by lk_link_write_end where lk_link_write would say it. */
 	int kallsyms_done;
 	struct lk_kallsyms_result kallsyms;
-	/* Part k: the chunks [bound[k], bound[k + 1]). */
-	lk_u32 bound[LK_WRITE_MAX_PARTS + 1];
+	/* The sorted tables' output sections (LK_NONE: none, or no first
+	 * parts); what lk_link_write_sort found. */
+	lk_u32 sorted_os[3];
+	int sorted;
+	int sort_rc;
+	lk_u32 sort_flag;
+	/* Part k: the chunks in [from[k], to[k]) of its kind. */
+	lk_u32 from[LK_WRITE_MAX_PARTS];
+	lk_u32 to[LK_WRITE_MAX_PARTS];
 };
 int lk_link_write_begin(struct lk_link *L, lk_u32 nparts,
 			struct lk_write_split *ws);
@@ -381,6 +394,8 @@ void lk_link_write_sections(const struct lk_link *L, void *dst,
 			    struct lk_rng *rng, struct lk_write_split *ws);
 lk_u32 lk_link_write_part(const struct lk_link *L, void *dst,
 			  const struct lk_write_split *ws, lk_u32 k);
+void lk_link_write_sort(const struct lk_link *L, void *dst,
+			struct lk_write_split *ws);
 int lk_link_write_end(struct lk_link *L, void *dst,
 		      const struct lk_write_split *ws, lk_u32 part_errors);
 

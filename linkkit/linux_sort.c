@@ -595,13 +595,26 @@ static lk_u8 *lk_os_bytes(const struct lk_link *L, lk_u8 *img, lk_u32 os,
 	return img + (o->lma - L->load_lo);
 }
 
-int lk_linux_sort(const struct lk_link *L, lk_u8 *img)
+lk_u32 lk_linux_sort_sections(const struct lk_link *L, lk_u32 os[3])
+{
+	lk_u32 n = 0;
+
+	os[0] = lk_find_os(L, ".orc_unwind_ip");
+	os[1] = lk_find_os(L, ".orc_unwind");
+	os[2] = lk_find_os(L, "__ex_table");
+	for (int i = 0; i < 3; i++)
+		n += os[i] != LK_NONE;
+	return n;
+}
+
+int lk_linux_sort_tables(const struct lk_link *L, lk_u8 *img, lk_u32 *flag)
 {
 	lk_u32 ip = lk_find_os(L, ".orc_unwind_ip"), orc = lk_find_os(L, ".orc_unwind");
-	lk_u32 ex = lk_find_os(L, "__ex_table"), flag = LK_NONE;
+	lk_u32 ex = lk_find_os(L, "__ex_table");
 	lk_u8 *p, *q;
 	int rc;
 
+	*flag = LK_NONE;
 	if ((ip == LK_NONE) != (orc == LK_NONE)) {
 		LK_ERR_SORT(L, "%s: .orc_unwind_ip and .orc_unwind: one of them is missing",
 			    L->name);
@@ -617,11 +630,11 @@ int lk_linux_sort(const struct lk_link *L, lk_u8 *img)
 			return rc;
 	}
 	/* sorttable refuses a kernel without __ex_table or the flag. */
-	for (lk_u32 s = 0; s < L->nsym && flag == LK_NONE; s++)
+	for (lk_u32 s = 0; s < L->nsym && *flag == LK_NONE; s++)
 		if (L->sym[s].type == 1 /* STT_OBJECT */ && L->sym[s].kind != LK_SYM_ALT &&
 		    !lk_strcmp(lk_str(L, L->sym[s].name), "main_extable_sort_needed"))
-			flag = s;
-	if (ex == LK_NONE || flag == LK_NONE) {
+			*flag = s;
+	if (ex == LK_NONE || *flag == LK_NONE) {
 		LK_ERR_SORT(L, "%s: __ex_table: %s", L->name,
 			    ex == LK_NONE ? "no such output section"
 					  : "no main_extable_sort_needed symbol");
@@ -629,21 +642,30 @@ int lk_linux_sort(const struct lk_link *L, lk_u8 *img)
 	}
 	if (!(p = lk_os_bytes(L, img, ex, "__ex_table")))
 		return LK_ERR_FORMAT;
-	rc = lk_linux_sort_extable(L->h, L->name, p, L->os[ex].size);
-	if (rc)
-		return rc;
-	{
-		lk_u32 os = lk_sym_outsec(L, flag);
-		const struct lk_os *o = os == LK_NONE ? LK_NULL : &L->os[os];
-		lk_u64 v = L->sym_val[flag];
+	return lk_linux_sort_extable(L->h, L->name, p, L->os[ex].size);
+}
 
-		if (!o || !(q = lk_os_bytes(L, img, os, "main_extable_sort_needed")) ||
-		    v < o->vma || v - o->vma > o->size || o->size - (v - o->vma) < 4) {
-			LK_ERR_SORT(L, "%s: __ex_table: main_extable_sort_needed lies outside "
-				       "the loaded image", L->name);
-			return LK_ERR_FORMAT;
-		}
-		lk_wr32(q + (v - o->vma), 0);
+int lk_linux_sort_flag(const struct lk_link *L, lk_u8 *img, lk_u32 flag)
+{
+	lk_u32 os = flag < L->nsym ? lk_sym_outsec(L, flag) : LK_NONE;
+	const struct lk_os *o = os == LK_NONE ? LK_NULL : &L->os[os];
+	lk_u64 v = o ? L->sym_val[flag] : 0;
+	lk_u8 *q;
+
+	if (!o || !(q = lk_os_bytes(L, img, os, "main_extable_sort_needed")) ||
+	    v < o->vma || v - o->vma > o->size || o->size - (v - o->vma) < 4) {
+		LK_ERR_SORT(L, "%s: __ex_table: main_extable_sort_needed lies outside "
+			       "the loaded image", L->name);
+		return LK_ERR_FORMAT;
 	}
+	lk_wr32(q + (v - o->vma), 0);
 	return LK_OK;
+}
+
+int lk_linux_sort(const struct lk_link *L, lk_u8 *img)
+{
+	lk_u32 flag;
+	int rc = lk_linux_sort_tables(L, img, &flag);
+
+	return rc ? rc : lk_linux_sort_flag(L, img, flag);
 }

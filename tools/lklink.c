@@ -266,14 +266,19 @@ static void print_layout(struct lk_link *L)
 }
 
 /* --write-parts N: the write the UEFI stage splits across its processors,
- * here one thread per part, all at once, so the image is only right if
- * the parts really are independent (test-lld-real compares it with
- * ld.lld's). */
+ * here one thread per part, the parts of a group all at once, so the
+ * image is only right if the parts really are independent (test-lld-real
+ * compares it with ld.lld's, test-diff with ld.bfd's and sorttable's).
+ * The sorted tables' parts (ws.nfirst) run beside the sections; their
+ * sort runs after them and before the other parts, so a table chunk left
+ * to the others, or another chunk written into a table, shows. */
 struct part_run {
 	struct lk_link *L;
 	void *img;
 	const struct lk_write_split *ws;
 	uint32_t k, nerr;
+	pthread_t th;
+	int started;
 };
 
 static void *part_main(void *arg)
@@ -284,28 +289,45 @@ static void *part_main(void *arg)
 	return NULL;
 }
 
+static void parts_start(struct part_run *run, uint32_t from, uint32_t to)
+{
+	for (uint32_t k = from; k < to; k++) {
+		run[k].started = !pthread_create(&run[k].th, NULL, part_main, &run[k]);
+		if (!run[k].started)
+			part_main(&run[k]);
+	}
+}
+
+static uint32_t parts_join(struct part_run *run, uint32_t from, uint32_t to)
+{
+	uint32_t nerr = 0;
+
+	for (uint32_t k = from; k < to; k++) {
+		if (run[k].started)
+			pthread_join(run[k].th, NULL);
+		nerr += run[k].nerr;
+	}
+	return nerr;
+}
+
 static int write_split(struct lk_link *L, void *img, struct lk_rng *rng, unsigned n)
 {
 	struct lk_write_split ws;
 	struct part_run run[LK_WRITE_MAX_PARTS];
-	pthread_t th[LK_WRITE_MAX_PARTS];
-	int started[LK_WRITE_MAX_PARTS];
-	uint32_t k, nerr = 0;
+	uint32_t k, nerr;
 
 	if (lk_link_write_begin(L, n, &ws))
 		return -1;
-	for (k = 0; k < ws.nparts; k++) {
-		run[k] = (struct part_run){ L, img, &ws, k, 0 };
-		started[k] = !pthread_create(&th[k], NULL, part_main, &run[k]);
-		if (!started[k])
-			part_main(&run[k]);
-	}
+	for (k = 0; k < ws.nparts; k++)
+		run[k] = (struct part_run){ L, img, &ws, k, 0, 0, 0 };
+	parts_start(run, 0, ws.nfirst ? ws.nfirst : ws.nparts);
 	lk_link_write_sections(L, img, rng, &ws);
-	for (k = 0; k < ws.nparts; k++) {
-		if (started[k])
-			pthread_join(th[k], NULL);
-		nerr += run[k].nerr;
+	nerr = parts_join(run, 0, ws.nfirst);
+	if (ws.nfirst) {
+		lk_link_write_sort(L, img, &ws);
+		parts_start(run, ws.nfirst, ws.nparts);
 	}
+	nerr += parts_join(run, ws.nfirst, ws.nparts);
 	return lk_link_write_end(L, img, &ws, nerr);
 }
 

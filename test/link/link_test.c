@@ -134,6 +134,7 @@ static int write_split(struct lk_link *L, void *img, struct lk_rng *r,
 		if (k == ws.nparts / 2)
 			lk_link_write_sections(L, img, r, &ws);
 	}
+	lk_link_write_sort(L, img, &ws);
 	return lk_link_write_end(L, img, &ws, nerr);
 }
 
