@@ -39,6 +39,7 @@
 #ifdef BENCH_LIBDEFLATE
 #include <libdeflate.h>
 #endif
+#include "cpu.h"
 #include "link_internal.h"
 #include "sha256_impl.h"
 
@@ -232,6 +233,7 @@ struct result {
 	lk_u32 nreloc, nobj, nseg;
 	lk_size core_peak;
 	int overlap; /* parse and place ran inside the 2-CPU inflate */
+	int blake3;  /* the kit's hash is BLAKE3 (LK_KIT_F_BLAKE3) */
 };
 
 static double wall0, cpu0;
@@ -280,6 +282,19 @@ static void stop(struct result *r, int phase, int run)
  * threads' own: the critical path, what a boot waits on quiet cores.
  */
 static int nthreads = 1;
+/* The BLAKE3 build the timed runs use (the BIOS row: at most SSSE3). */
+static int blake3_path = LK_BLAKE3_AUTO;
+
+static const char *blake3_name(void)
+{
+	lk_u32 f = lk_cpu_features();
+	int p = blake3_path;
+
+	if (p == LK_BLAKE3_AUTO)
+		p = (f & LK_CPU_AVX2) ? LK_BLAKE3_AVX2 : (f & LK_CPU_SSSE3) ? LK_BLAKE3_SSSE3 : 0;
+	return p == LK_BLAKE3_AVX2 ? "blake3-avx2" : p == LK_BLAKE3_SSSE3 ? "blake3-ssse3"
+									    : "blake3-portable";
+}
 
 struct par {
 	const struct lk_kit *k;
@@ -592,6 +607,7 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 	stop(r, P_RELOC, run);
 	r->payload = k.payload_size;
 	r->nseg = k.nseg;
+	r->blake3 = (k.flags & LK_KIT_F_BLAKE3) != 0;
 	r->zsize = k.zsize;
 	r->kit = kn;
 	{
@@ -628,12 +644,15 @@ static int one_run(const unsigned char *kit, size_t kn, int run, lk_u32 seed, st
 		r->ratio1[run] = (r->t[P_VERIFY1][run] + r->t[P_INFLATE1][run] +
 				  r->t[P_PARSE][run] + r->t[P_PLACE][run] + r->t[P_WRITE1][run]) /
 				 r->t[P_GUNZIP][run];
-	/* verify with the portable SHA-256, for comparison with SHA-NI. */
+	/* verify with the portable hash (SHA-256 or BLAKE3, as the kit
+	 * says), for comparison with SHA-NI or the vector lanes. */
 	lk_sha256_select(LK_SHA256_PORTABLE);
+	lk_blake3_path(LK_BLAKE3_PORTABLE);
 	start();
 	rc = rc ? rc : lk_kit_open(&host, kit, kn, "kit", &k);
 	stop(r, P_VERIFY_PORT, run);
 	lk_sha256_select(LK_SHA256_AUTO);
+	lk_blake3_path(blake3_path);
 #ifndef BENCH_BIOS
 	/* zlib's inflate of the same stream into the same (warm) buffer. */
 	uLongf out = k.payload_size;
@@ -689,6 +708,7 @@ static void report(struct result *r, int runs)
 	printf("relocations %u\n", r->nreloc);
 	printf("relocs_per_s %.0f\n", med[P_RELOC] > 0 ? r->nreloc / med[P_RELOC] * 1e3 : 0);
 	printf("sha256_ni %d\n", lk_sha256_select(LK_SHA256_AUTO));
+	printf("kit_hash %s\n", r->blake3 ? blake3_name() : "sha256");
 	printf("pages %s\n", huge_pages ? "2M" : "4k");
 	printf("kit_bytes %llu\n", (unsigned long long)r->kit);
 	printf("payload_bytes %llu\n", (unsigned long long)r->payload);
@@ -821,6 +841,9 @@ int main(int argc, char **argv)
 #ifdef BENCH_BIOS
 	nthreads = 1; /* the BIOS stage runs on the boot processor alone */
 	printf("bios 1\n");
+	/* stand/start.S turns on SSE, not the YMM state: no AVX2 there. */
+	blake3_path = (lk_cpu_features() & LK_CPU_SSSE3) ? LK_BLAKE3_SSSE3 : LK_BLAKE3_PORTABLE;
+	lk_blake3_path(blake3_path);
 #endif
 	if (argc > 3) {
 #ifdef BENCH_LIBDEFLATE

@@ -61,12 +61,12 @@ one_cpu_table() {
 	gzms=$(phase "$out" libdeflate-gunzip | cut -d' ' -f1)
 	echo
 	echo "One processor (issue 28): the BIOS stage's own i386 objects (\`bench-bios\`: -m32," \
-		"-mgeneral-regs-only, SHA-NI when the CPU has it: SHA-NI used $(kv "$bios" sha256_ni))" \
+		"-mgeneral-regs-only, SSE paths when the CPU has them: kit hash $(kv "$bios" kit_hash), SHA-NI usable $(kv "$bios" sha256_ni))" \
 		"and the UEFI stage's x86-64 objects on one thread; median ms of $RUNS runs."
 	echo
 	echo "| phase | BIOS stage (i386) | UEFI stage, one CPU (x86-64) |"
 	echo "|---|---:|---:|"
-	echo "| verify (the stage's SHA-256) | $(phase "$bios" verify | cut -d' ' -f1) | $(phase "$out" verify-1cpu | cut -d' ' -f1) |"
+	echo "| verify (the stage's hash of the kit: $(kv "$bios" kit_hash) / $(kv "$out" kit_hash)) | $(phase "$bios" verify | cut -d' ' -f1) | $(phase "$out" verify-1cpu | cut -d' ' -f1) |"
 	echo "| inflate | $(phase "$bios" inflate | cut -d' ' -f1) | $(phase "$out" inflate-1cpu | cut -d' ' -f1) |"
 	for p in parse place; do
 		echo "| $p | $(phase "$bios" $p | cut -d' ' -f1) | $(phase "$out" $p | cut -d' ' -f1) |"
@@ -204,8 +204,8 @@ bench_corpus() {
 		"(the bench checks that both writes give the same image). CPU time of a threaded phase: its critical path." \
 		"write = fill + relocate in one pass (each chunk relocated right after its copy);" \
 		"fill and relocate are each timed alone (relocate as a separate pass over the" \
-		"written image). relocate: $(kv "$out" relocs_per_s) relocations/s; SHA-NI used: $(kv "$out" sha256_ni); buffer pages: $(kv "$out" pages);" \
-		"verify-portable = verify with the portable SHA-256;" \
+		"written image). relocate: $(kv "$out" relocs_per_s) relocations/s; kit hash: $(kv "$out" kit_hash) (SHA-NI usable: $(kv "$out" sha256_ni)); buffer pages: $(kv "$out" pages);" \
+		"verify-portable = verify with the portable code of the kit's hash;" \
 		"core allocations peak $(kv "$out" core_peak_bytes) B;" \
 		"stage peak $peak B (the UEFI stage frees the kit after inflating: the larger of" \
 		"kit + payload and payload + image + core; all four at once, as the BIOS stage holds" \

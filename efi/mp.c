@@ -70,7 +70,7 @@ struct eb_inflate_job {
 	lk_u8 *dst;
 	lk_u64 size;
 	int early; /* eb_inflate_kit returned before the last items */
-	lk_u8 sum[32]; /* the kit's SHA-256 (item 0) */
+	lk_u8 sum[32]; /* the kit's hash (item 0) */
 };
 
 struct eb_write_job {
@@ -331,7 +331,7 @@ int eb_inflate_rest(struct lk_boot *b)
 	eb_job_run(&j->job, 0);
 	eb_job_wait(s, &j->job);
 	eb_job_report(s, "inflate", &j->job,
-		      "items (the kit's SHA-256, segments)");
+		      "items (the kit's hash, segments)");
 	if (!j->early &&
 	    lk_kit_check_hash(&s->boot.host, &j->kit, j->name, j->sum))
 		return LK_ERR_HASH;

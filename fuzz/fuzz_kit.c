@@ -19,7 +19,7 @@ static void fz_fix_hash(uint8_t *kit, size_t size)
 	if (hd.payload_zsize > size - sizeof(hd))
 		return;
 	lk_sha256(kit + sizeof(hd), (lk_size)hd.payload_zsize,
-		  hd.payload_sha256);
+		  hd.payload_hash);
 	memcpy(kit, &hd, sizeof(hd));
 }
 

@@ -76,7 +76,8 @@ static int lk_kit_header(const struct lk_host *h, const void *kit,
 	if (hd.version != LK_KIT_VERSION || hd.header_size != sizeof(hd))
 		return lk_kit_fail(h, name, "unsupported kit version",
 				   LK_ERR_UNSUPPORTED);
-	if (hd.flags & ~(LK_KIT_F_SIGNED | LK_KIT_F_SEGMENTS | LK_KIT_F_PROV))
+	if (hd.flags & ~(LK_KIT_F_SIGNED | LK_KIT_F_SEGMENTS | LK_KIT_F_PROV |
+			 LK_KIT_F_BLAKE3))
 		return lk_kit_fail(h, name, "unknown kit flags",
 				   LK_ERR_UNSUPPORTED);
 	if (hd.payload_zsize > kit_size - sizeof(hd) ||
@@ -86,7 +87,7 @@ static int lk_kit_header(const struct lk_host *h, const void *kit,
 				   "(truncated kit?)", LK_ERR_FORMAT);
 	out->hashed = (const lk_u8 *)kit + sizeof(hd);
 	out->hashed_size = hd.payload_zsize;
-	lk_memcpy(out->sha256, hd.payload_sha256, 32);
+	lk_memcpy(out->hash, hd.payload_hash, 32);
 	out->zdata = (const lk_u8 *)kit + sizeof(hd);
 	out->zsize = hd.payload_zsize;
 	out->payload_size = hd.payload_size;
@@ -130,15 +131,23 @@ int lk_kit_open_unhashed(const struct lk_host *h, const void *kit,
 
 void lk_kit_hash(const struct lk_kit *kit, lk_u8 sum[32])
 {
-	lk_sha256(kit->hashed, (lk_size)kit->hashed_size, sum);
+	if (kit->flags & LK_KIT_F_BLAKE3)
+		lk_blake3(kit->hashed, (lk_size)kit->hashed_size, sum);
+	else
+		lk_sha256(kit->hashed, (lk_size)kit->hashed_size, sum);
 }
 
 int lk_kit_check_hash(const struct lk_host *h, const struct lk_kit *kit,
 		      const char *name, const lk_u8 sum[32])
 {
-	if (lk_memcmp(sum, kit->sha256, 32) != 0)
-		return lk_kit_fail(h, name, "SHA-256 of the payload does not "
-				   "match the header", LK_ERR_HASH);
+	if (lk_memcmp(sum, kit->hash, 32) != 0)
+		return lk_kit_fail(h, name,
+				   kit->flags & LK_KIT_F_BLAKE3
+					   ? "BLAKE3 of the payload does not "
+					     "match the header"
+					   : "SHA-256 of the payload does not "
+					     "match the header",
+				   LK_ERR_HASH);
 	return LK_OK;
 }
 

@@ -42,11 +42,20 @@ struct lk_kit_header {
 	lk_u64 payload_zsize; /* bytes of the zlib stream after the header
 				 (and of the segment index, LK_KIT_F_SEGMENTS) */
 	lk_u64 payload_size;  /* bytes once inflated */
-	lk_u8 payload_sha256[32]; /* SHA-256 of the payload_zsize bytes */
+	lk_u8 payload_hash[32]; /* of the payload_zsize bytes: SHA-256, or
+				   BLAKE3 with LK_KIT_F_BLAKE3 */
 };
 _Static_assert(sizeof(struct lk_kit_header) == 64, "kit header size");
 
 #define LK_KIT_F_SIGNED 0x1u /* a signature trailer follows the stream */
+/*
+ * LK_KIT_F_BLAKE3: payload_hash is BLAKE3 (32 bytes) instead of SHA-256.
+ * `linkkit create` makes such kits: whole 1 KiB chunks hash in vector
+ * lanes, where the BIOS stage had only the portable SHA-256 (Linux 6.1
+ * defconfig kit, one processor: 35.6 ms; docs/bench.md). Stages that
+ * predate it refuse the flag ("unknown kit flags").
+ */
+#define LK_KIT_F_BLAKE3 0x8u
 /*
  * LK_KIT_F_SEGMENTS: the zlib stream was cut into segments that inflate
  * independently (each compressed on its own; each but the last ends with an

@@ -52,6 +52,15 @@ int lk_vsnprintf(char *buf, lk_size size, const char *fmt,
 void lk_log(const struct lk_host *h, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* ---- blake3.c ---- */
+/* BLAKE3's 32-byte hash of len bytes (the kit digest of LK_KIT_F_BLAKE3
+ * kits). Whole chunks go through AVX2 or SSSE3 lanes where
+ * lk_cpu_features() reports them; lk_blake3_path forces one build (tests
+ * compare each with b3sum; a vector one only where the CPU has it). */
+enum { LK_BLAKE3_AUTO, LK_BLAKE3_PORTABLE, LK_BLAKE3_SSSE3, LK_BLAKE3_AVX2 };
+void lk_blake3(const void *data, lk_size len, lk_u8 out[32]);
+void lk_blake3_path(int path);
+
 /* ---- sha256.c ---- */
 struct lk_sha256 {
 	lk_u32 state[8];
@@ -178,7 +187,7 @@ struct lk_kit {
 	 * and that hash: lk_kit_hash, lk_kit_check_hash. */
 	const lk_u8 *hashed;
 	lk_u64 hashed_size;
-	lk_u8 sha256[32];
+	lk_u8 hash[32]; /* the header's: SHA-256, or BLAKE3 (LK_KIT_F_BLAKE3) */
 };
 /* Checks magic, version, sizes against kit_size, and the SHA-256.
  * `name` (e.g. the path) is used in error lines. */

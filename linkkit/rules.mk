@@ -28,9 +28,10 @@ ALL += $(LINKKIT_LIB) $(LINKKIT_ASAN_LIB) $(LINKKIT_FS64_OBJS) $(LINKKIT_FS32_OB
 # (the later -O2 wins over -Os). inflate: ~5% faster, +2.5 KB (docs/bench.md);
 # adler32 (UEFI build, 60 MB): portable 11.2 -> 6.9 ms, AVX2 2.3 -> 2.0 ms,
 # +0.6 KB. The link (OpenBSD GENERIC kit, parse+place+write): 5.4 -> 5.0 ms,
-# parse alone 0.86 -> 0.60 ms, +5.9 KB. The other files stay -Os.
+# parse alone 0.86 -> 0.60 ms, +5.9 KB. blake3 (the kit's hash): its
+# rounds unrolled. The other files stay -Os.
 LK_HOT_SRCS := inflate adler32 link_open link_layout link_merge link_write \
-  reloc_x86_64
+  reloc_x86_64 blake3
 $(foreach d,linkkit/fs64 linkkit/fs32,$(LK_HOT_SRCS:%=$(B)/$(d)/%.o)): \
   LK_HOT_CFLAGS := -O2
 # The UEFI stage compiles the core with its own EFI_CFLAGS (efi/rules.mk).

@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(make gcc gcc-multilib binutils clang lld libclang-rt-14-dev gnu-efi
       libelf-dev zlib1g-dev libdeflate-dev qemu-system-x86 qemu-user ovmf mtools gdisk dosfstools
       signify-openbsd python3 python3-bcrypt xxd sbsigntool openssl makefs
-      dpkg-dev lintian man-db busybox-static)
+      dpkg-dev lintian man-db busybox-static b3sum)
 [ $# -gt 0 ] && pkgs=("$@")
 missing=()
 for p in "${pkgs[@]}"; do

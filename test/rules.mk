@@ -33,7 +33,7 @@ include test/fs/fat.mk
 
 # The i386 freestanding core objects, run in 32-bit mode against vectors
 # from the 64-bit host build.
-I386_CORE := mem fmt sha256 sha256_ni chacha rng inflate adler32 sha512 ed25519 kitsig cpu_x86
+I386_CORE := mem fmt sha256 sha256_ni blake3 chacha rng inflate adler32 sha512 ed25519 kitsig cpu_x86
 $(B)/test/unit/gen_i386_vectors: test/unit/gen_i386_vectors.c test/unit/tap.h $(LINKKIT_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $< $(LINKKIT_LIB) -lz -o $@

@@ -248,6 +248,13 @@ static int kb_deflate_segments(const uint8_t *p, size_t size, unsigned nseg,
 	return rc;
 }
 
+static int kb_hash_sha256(void)
+{
+	const char *e = getenv("LINKKIT_HASH");
+
+	return e && !strcmp(e, "sha256");
+}
+
 int kb_wrap_kit(const uint8_t *payload, size_t size, const uint8_t *prov,
 		size_t prov_len, uint8_t **kit, size_t *kit_size)
 {
@@ -292,7 +299,14 @@ int kb_wrap_kit(const uint8_t *payload, size_t size, const uint8_t *prov,
 	}
 	h.payload_zsize = zl + idx;
 	h.payload_size = size;
-	lk_sha256(out + sizeof(h), zl + idx, h.payload_sha256);
+	/* BLAKE3 unless LINKKIT_HASH=sha256 asks for a kit that stages from
+	 * before LK_KIT_F_BLAKE3 still take. */
+	if (kb_hash_sha256()) {
+		lk_sha256(out + sizeof(h), zl + idx, h.payload_hash);
+	} else {
+		h.flags |= LK_KIT_F_BLAKE3;
+		lk_blake3(out + sizeof(h), zl + idx, h.payload_hash);
+	}
 	memcpy(out, &h, sizeof(h));
 	*kit = out;
 	*kit_size = sizeof(h) + zl + idx;

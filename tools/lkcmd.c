@@ -220,6 +220,7 @@ static void print_info(const char *path, const uint8_t *p, size_t psize,
 	       (k->flags & LK_KIT_F_SIGNED) ? " (signed)" : "");
 	printf("size: %zu bytes (payload %zu bytes inflated, %.1f%%)\n", ksize, psize,
 	       psize ? 100.0 * (double)ksize / (double)psize : 0.0);
+	printf("hash: %s\n", (k->flags & LK_KIT_F_BLAKE3) ? "BLAKE3" : "SHA-256");
 	printf("protocol: %s\n", proto_name(h->protocol));
 	lkc_prov_info(path, k);
 	printf("objects: %u (%u pinned, %u synthetic)\n", h->objects.count, pinned, synth);

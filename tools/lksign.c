@@ -1,7 +1,7 @@
 /*
  * Kit signatures in signify(1) format (Debian: signify-openbsd), made and
  * checked with linkkit/ed25519.c (no signify binary needed). The signed
- * message is the 64-byte kit header: it holds the SHA-256 of the zlib
+ * message is the 64-byte kit header: it holds the hash of the zlib
  * stream, so it covers the whole payload. The trailer after the stream is
  * the signify signature file, verbatim.
  *

@@ -17,7 +17,7 @@ lk_u8 *test_make_kit(const lk_u8 *payload, lk_u64 size, lk_u64 *kit_size)
 	h.header_size = 64;
 	h.payload_zsize = zn;
 	h.payload_size = size;
-	lk_sha256(kit + 64, zn, h.payload_sha256);
+	lk_sha256(kit + 64, zn, h.payload_hash);
 	memcpy(kit, &h, 64);
 	*kit_size = 64 + zn;
 	return kit;

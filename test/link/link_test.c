@@ -2089,13 +2089,13 @@ static void test_kit(void)
 	 * block's data could still inflate, and stages skip the Adler-32. */
 	lk_u8 block0 = kit[64 + 2];
 	kit[64 + 2] |= 0x06;
-	lk_sha256(kit + 64, h->payload_zsize, h->payload_sha256);
+	lk_sha256(kit + 64, h->payload_zsize, h->payload_hash);
 	tlog_reset();
 	rc = kit_try(kit, ksize, dst, size);
 	CHECK("kit_corrupt_stream", rc == LK_ERR_INFLATE && tlog_total == 1 &&
 	      tlog_has("KERNEL.KIT: "), "rc %d: %s", rc, tlog[0]);
 	kit[64 + 2] = block0;
-	lk_sha256(kit + 64, h->payload_zsize, h->payload_sha256);
+	lk_sha256(kit + 64, h->payload_zsize, h->payload_hash);
 	h->payload_size = size + 8;
 	tlog_reset();
 	rc = kit_try(kit, ksize, dst, size + 8);

@@ -2,7 +2,7 @@
 # Built straight from the core's sources with ASan/UBSan, so they do not
 # depend on how linkkit/rules.mk packages the library.
 LINK_TEST_CORE := kit kit_prov link_open link_layout link_merge reloc_x86_64 \
-  link_write link_elf elfload mem fmt sha256 sha256_ni chacha rng inflate \
+  link_write link_elf elfload mem fmt sha256 sha256_ni blake3 chacha rng inflate \
   adler32 cpu_x86 obsd_syms mb2 obsd_boot config kitsig ed25519 sha512 \
   proto/proto proto/none proto/multiboot2 proto/openbsd proto/obsd_opts \
   proto/linux linux_sort linux_kallsyms linux_kallsyms_link

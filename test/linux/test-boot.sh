@@ -320,7 +320,7 @@ if want linux-uefi-kit || want linux-bios-kit || want linux-uefi-kit-seed ||
 		fail_all "cannot make the kit disks: $(tail -1 "$run/setup.log")" "${sel[@]}"
 	want_seed=$(sha256sum <"$run/seed.kallsyms" | cut -d' ' -f1)
 fi
-broken_line='relinkboot: fallback: \RELINK\KERNEL.KIT: SHA-256 of the payload does not match the header'
+broken_line='relinkboot: fallback: \RELINK\KERNEL.KIT: BLAKE3 of the payload does not match the header'
 want linux-uefi-kit && { boot linux-uefi-kit uefi "$run/kit.img" --rng "${until_done[@]}" & }
 want linux-bios-kit && { boot linux-bios-kit bios "$run/kit.img" "${until_done[@]}" & }
 wait_for_slot 2

@@ -100,14 +100,18 @@ restore Makefile
 # The same kit as an older linkkit wrote it: flag clear, record cut off,
 # hash recomputed.
 python3 - "$K" "$T/old.kit" <<'EOF' || echo "not ok obsd-prov-no-record: cannot cut the record"
-import hashlib, struct, sys
+import hashlib, struct, subprocess, sys
 k = bytearray(open(sys.argv[1], "rb").read())
 flags, zsize = struct.unpack_from("<IQ", k, 12)
 count, names = struct.unpack_from("<II", k, 64 + zsize - 20)
 cut = count * 48 + names + 20
 z = bytes(k[64:64 + zsize - cut])
 struct.pack_into("<IQ", k, 12, flags & ~4, len(z))
-k[32:64] = hashlib.sha256(z).digest()
+if flags & 8:  # LK_KIT_F_BLAKE3
+    k[32:64] = bytes.fromhex(subprocess.run(["b3sum", "--no-names"], input=z,
+        capture_output=True, check=True).stdout.split()[0].decode())
+else:
+    k[32:64] = hashlib.sha256(z).digest()
 open(sys.argv[2], "wb").write(bytes(k[:64]) + z + bytes(k[64 + zsize:]))
 EOF
 out=$("$LK" verify --against "$C" "$T/old.kit" 2>&1)

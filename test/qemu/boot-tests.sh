@@ -241,7 +241,7 @@ check_fallback() {
 	report "$fw-$name" "$why"
 }
 check_fallback fallback-nokit '\\RELINK\\KERNEL\.KIT: file not found$' 'the missing kit file'
-check_fallback fallback-flipped 'sha-?256|hash|digest|checksum|corrupt|adler|inflate|integrity' \
+check_fallback fallback-flipped 'sha-?256|blake3|hash|digest|checksum|corrupt|adler|inflate|integrity' \
 	'a checksum/integrity failure'
 if [ -n "$undef_why" ]; then
 	echo "skip $fw-fallback-undefined: $undef_why"

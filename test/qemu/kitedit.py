@@ -6,6 +6,7 @@ refused, since any edit would break the signature.
 """
 import hashlib
 import struct
+import subprocess
 import sys
 import zlib
 
@@ -14,6 +15,7 @@ HEADER = struct.Struct("<8sHHIQQ32s")  # struct lk_kit_header, 64 bytes
 LK_KIT_F_SIGNED = 1
 LK_KIT_F_SEGMENTS = 2  # segment index after the stream
 LK_KIT_F_PROV = 4      # provenance record after the stream and index
+LK_KIT_F_BLAKE3 = 8    # the header hash is BLAKE3, not SHA-256
 TABLES_AT = 24  # six u32 fields, then struct lk_table {off, count} pairs
 SYMBOLS_TABLE, RELOCS_TABLE, STRTAB_TABLE, KSYMS_TABLE = 5, 6, 11, 14
 FLAGS_AT = 12  # lk_payload_header.flags
@@ -46,19 +48,29 @@ def open_kit(path, tool):
     return kit, fields, payload
 
 
+def kit_digest(flags, data):
+    """The header's hash of DATA: BLAKE3 (b3sum, Debian's package) for a
+    kit with LK_KIT_F_BLAKE3, else SHA-256."""
+    if flags & LK_KIT_F_BLAKE3:
+        out = subprocess.run(["b3sum", "--no-names"], input=data,
+                             capture_output=True, check=True).stdout
+        return bytes.fromhex(out.split()[0].decode())
+    return hashlib.sha256(data).digest()
+
+
 def pack(fields, stream, size=None, zsize=None):
     """A kit around STREAM with the header fields recomputed (or forced)."""
     magic, version, hsize, flags = fields[:4]
     head = HEADER.pack(magic, version, hsize, flags,
                        len(stream) if zsize is None else zsize,
                        fields[5] if size is None else size,
-                       hashlib.sha256(stream).digest())
+                       kit_digest(flags, stream))
     return head + stream
 
 
 def repack(kit, fields, payload, level=9):
     """KIT with its payload replaced by PAYLOAD (recompressed as one
-    stream, header and SHA-256 recomputed, any trailer kept). The segment
+    stream, header and hash recomputed, any trailer kept). The segment
     index and the provenance record described the old stream: dropped."""
     hsize, zsize = fields[2], fields[4]
     stream = zlib.compress(bytes(payload), level)

@@ -7,6 +7,8 @@
  *   'E' u32 mlen seed[32] msg[mlen] sha512(msg) pubkey[32] sig[64]
  *       u32 tlen text[tlen]   Ed25519 of msg under seed, and the same
  *       signature as a signify file (key number "i386test")
+ *   'B' u32 n data[n] blake3(data)   (this build's BLAKE3 is checked
+ *       against b3sum by test_blake3)
  */
 #include <string.h>
 #include <zlib.h>
@@ -145,6 +147,25 @@ static void put_ed25519(FILE *f, int i)
 	free(msg);
 }
 
+/* Lengths around chunk (1 KiB) and lane-batch (4, 8 chunks) edges. */
+static void put_blake3(FILE *f, int i)
+{
+	static const uint32_t edge[] = { 0,    1,	 1024, 1025, 4097,
+					 5120, 9 * 1024 + 1, 20000 };
+	uint32_t n = i < 8 ? edge[i] : tap_below(70000);
+	unsigned char md[32], *p = malloc(n + 1);
+
+	for (uint32_t k = 0; k < n; k++)
+		p[k] = (unsigned char)tap_rand();
+	lk_blake3_path(LK_BLAKE3_PORTABLE);
+	lk_blake3(p, n, md);
+	fputc('B', f);
+	put32(f, n);
+	fwrite(p, 1, n, f);
+	fwrite(md, 1, 32, f);
+	free(p);
+}
+
 int main(int argc, char **argv)
 {
 	FILE *f = argc > 1 ? fopen(argv[1], "wb") : NULL;
@@ -157,5 +178,7 @@ int main(int argc, char **argv)
 		put_rng(f, i);
 	for (int i = 0; i < 40; i++)
 		put_ed25519(f, i);
+	for (int i = 0; i < 24; i++)
+		put_blake3(f, i);
 	return fclose(f) != 0;
 }

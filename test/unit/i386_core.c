@@ -286,12 +286,43 @@ static void check_sha256_ni(void)
 	       bad);
 }
 
+/* The BIOS stage's BLAKE3 (kits from `linkkit create`): each i386 build
+ * of the chunk loop this CPU can run against the host's digest. */
+static int check_blake3(struct rd *r, int *paths)
+{
+	static const struct {
+		int path;
+		lk_u32 need;
+	} b[] = { { LK_BLAKE3_PORTABLE, 0 },
+		  { LK_BLAKE3_SSSE3, LK_CPU_SSSE3 },
+		  { LK_BLAKE3_AVX2, LK_CPU_AVX2 } };
+	uint32_t n;
+	const unsigned char *p;
+	unsigned char want[32], md[32];
+	int ok = 1;
+
+	if (!take(r, &n, 4) || (p = r->p, !take(r, NULL, n)) || !take(r, want, 32))
+		return 0;
+	*paths = 0;
+	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+		if ((lk_cpu_probe() & b[i].need) != b[i].need)
+			continue;
+		lk_blake3_path(b[i].path);
+		lk_blake3(p, n, md);
+		ok &= !memcmp(md, want, 32);
+		++*paths;
+	}
+	lk_blake3_path(LK_BLAKE3_AUTO);
+	return ok;
+}
+
 int main(void)
 {
 	size_t n = 0;
 	unsigned char *data = slurp(VECTORS, &n);
 	struct rd r = { data, data + n };
 	int streams = 0, truncs = 0, rngs = 0, bad = 0, eds = 0, edbad = 0;
+	int b3 = 0, b3bad = 0, b3paths = 0;
 
 	if (!data) {
 		printf("not ok i386-vectors: cannot read %s\n", VECTORS);
@@ -307,10 +338,16 @@ int main(void)
 			bad += !check_rng(&r), rngs++;
 		else if (kind == 'E')
 			edbad += !check_ed25519(&r), eds++;
+		else if (kind == 'B')
+			b3bad += !check_blake3(&r, &b3paths), b3++;
 		else
 			break;
 	}
 	printf("%s i386-64bit-fmt-div\n", check_64bit() ? "ok" : "not ok");
+	if (b3bad || b3 < 24)
+		printf("not ok i386-blake3: %d of %d records wrong\n", b3bad, b3);
+	else
+		printf("ok i386-blake3 # %d messages, %d builds each\n", b3, b3paths);
 	check_sha256_ni();
 	printf("%s i386-ed25519-rfc8032\n", check_rfc8032() ? "ok" : "not ok");
 	if (edbad || eds < 40)

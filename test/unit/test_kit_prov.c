@@ -173,7 +173,7 @@ static unsigned char *make_kit(const unsigned char *rec, size_t rlen, int seg,
 	h.flags = (seg ? LK_KIT_F_SEGMENTS : 0) | (rec ? LK_KIT_F_PROV : 0);
 	h.payload_zsize = at + (rec ? rlen : 0);
 	h.payload_size = n;
-	lk_sha256(k + 64, h.payload_zsize, h.payload_sha256);
+	lk_sha256(k + 64, h.payload_zsize, h.payload_hash);
 	memcpy(k, &h, 64);
 	*kn = 64 + h.payload_zsize;
 	return k;

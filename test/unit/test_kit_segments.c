@@ -99,7 +99,7 @@ static unsigned char *make_kit(const unsigned char *p, size_t n, unsigned nseg,
 	memcpy(k, &h, 64);
 	*kn = 64 + h.payload_zsize;
 	lk_sha256(k + 64, h.payload_zsize,
-		  ((struct lk_kit_header *)k)->payload_sha256);
+		  ((struct lk_kit_header *)k)->payload_hash);
 	return k;
 }
 
@@ -108,7 +108,7 @@ static void rehash(unsigned char *k)
 	struct lk_kit_header h;
 
 	memcpy(&h, k, 64);
-	lk_sha256(k + 64, h.payload_zsize, h.payload_sha256);
+	lk_sha256(k + 64, h.payload_zsize, h.payload_hash);
 	memcpy(k, &h, 64);
 }
 
@@ -331,6 +331,43 @@ static void unhashed(void)
 	free(p);
 }
 
+/* A BLAKE3 kit (LK_KIT_F_BLAKE3, as `linkkit create` makes them): its
+ * hash is BLAKE3's, checked by open and by the split hash; a SHA-256 in
+ * its header, or a changed byte, fails with a line naming BLAKE3. */
+static void blake3_kit(void)
+{
+	unsigned char *p = gen(300000, 3), *k, sum[32];
+	size_t cut[3] = { 0, 100000, 200000 }, kn;
+	struct lk_kit_header h;
+	struct lk_kit a;
+	int ok;
+
+	k = make_kit(p, 300000, 3, cut, Z_FULL_FLUSH, &kn);
+	memcpy(&h, k, 64);
+	h.flags |= LK_KIT_F_BLAKE3;
+	lk_blake3(k + 64, h.payload_zsize, h.payload_hash);
+	memcpy(k, &h, 64);
+	ok = lk_kit_open(&chost, k, kn, "t", &a) == LK_OK &&
+	     inflate_all(k, kn, p, 300000) == 0;
+	lk_kit_hash(&a, sum);
+	ok = ok && !memcmp(sum, h.payload_hash, 32);
+	tap_check(ok, "kit-blake3-opens", "a BLAKE3 kit did not open or inflate");
+	k[64 + 500] ^= 1;
+	nlines = 0;
+	ok = lk_kit_open(&chost, k, kn, "t", &a) == LK_ERR_HASH && nlines == 1 &&
+	     !strcmp(last_line, "t: BLAKE3 of the payload does not match the header");
+	tap_check(ok, "kit-blake3-damaged", "nlines %d, last '%s'", nlines, last_line);
+	k[64 + 500] ^= 1;
+	lk_sha256(k + 64, h.payload_zsize, h.payload_hash);
+	memcpy(k, &h, 64);
+	nlines = 0;
+	ok = lk_kit_open(&chost, k, kn, "t", &a) == LK_ERR_HASH && nlines == 1;
+	tap_check(ok, "kit-blake3-not-sha256", "a SHA-256 passed for BLAKE3: nlines %d",
+		  nlines);
+	free(k);
+	free(p);
+}
+
 int main(void)
 {
 	static const size_t sizes[] = { 1000, 65536, 300000, 1 << 20 };
@@ -345,5 +382,6 @@ int main(void)
 	bad_index();
 	check_segments();
 	unhashed();
+	blake3_kit();
 	return tap_failed;
 }
