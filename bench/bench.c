@@ -488,7 +488,7 @@ static int par_write(struct lk_link *L, unsigned char *dst, struct lk_rng *rng, 
 	memset(&p, 0, sizeof(p));
 	p.L = L;
 	p.dst = dst;
-	if (lk_link_write_begin(L, 4 * (lk_u32)nthreads, &p.ws))
+	if (lk_link_write_begin(L, 16 * (lk_u32)nthreads, &p.ws))
 		return 1;
 	cb = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
 	__atomic_store_n(&pool.posted, &p, __ATOMIC_RELEASE);

@@ -397,7 +397,7 @@ static int eb_write_part(struct eb_job *job, lk_u32 k)
 
 /* Parts per processor: small enough that one slow processor does not
  * hold the rest up. */
-#define EB_PARTS_PER_CPU 4
+#define EB_PARTS_PER_CPU 16
 
 int eb_write_image(struct lk_boot *b, struct lk_link *L, void *dst,
 		   struct lk_rng *rng)
