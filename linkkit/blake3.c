@@ -198,15 +198,6 @@ lk_b3w4_load(lk_b3_v4 m[16], const lk_u8 *p)
 	}
 }
 #include "blake3_wide.h"
-#undef LK_B3W_FN
-#undef LK_B3W_V
-#undef LK_B3W_B
-#undef LK_B3W_LANES
-#undef LK_B3W_TARGET
-#undef LK_B3W_NAME
-#undef LK_B3W_ROT16
-#undef LK_B3W_ROT8
-#undef LK_B3W_LOAD
 
 #define LK_B3W_FN(x) lk_b3w8_##x
 #define LK_B3W_V lk_b3_v8

@@ -7,6 +7,8 @@
  *   LK_B3W_TARGET  the function attribute that enables the instructions
  *   LK_B3W_NAME    the function's name
  *   LK_B3W_LOAD    (m, p): m[i] lane j = word i of the block at p + j KiB
+ *   LK_B3W_ROT16, LK_B3W_ROT8  byte indices of the two rotates
+ * and undefines them at its end, for the next width.
  * Each lane runs the same 16 compressions a chunk needs, so the lanes
  * never diverge.
  */
@@ -94,3 +96,13 @@ LK_B3W_NAME(const lk_u8 *p, lk_u64 counter, lk_u32 out[][8])
 		for (i = 0; i < 8; i++)
 			out[j][i] = h[i][j];
 }
+
+#undef LK_B3W_FN
+#undef LK_B3W_V
+#undef LK_B3W_B
+#undef LK_B3W_LANES
+#undef LK_B3W_TARGET
+#undef LK_B3W_NAME
+#undef LK_B3W_ROT16
+#undef LK_B3W_ROT8
+#undef LK_B3W_LOAD
