@@ -398,7 +398,7 @@ static int par_inflate(const struct lk_kit *k, unsigned char *dst, double *cpu,
 
 /*
  * The write split as the UEFI stage splits it across its processors
- * (efi/mp.c): the other threads take parts (4 per thread, for balance)
+ * (efi/mp.c): the other threads take parts (16 per thread, for balance)
  * while this one writes the sections, then joins them; this one
  * finishes. The stage's APs have been up since the inflate, waiting for
  * the job, so these threads are started before the timed phase (a
