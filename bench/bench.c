@@ -287,11 +287,8 @@ static int blake3_path = LK_BLAKE3_AUTO;
 
 static const char *blake3_name(void)
 {
-	lk_u32 f = lk_cpu_features();
-	int p = blake3_path;
+	int p = lk_blake3_build();
 
-	if (p == LK_BLAKE3_AUTO)
-		p = (f & LK_CPU_AVX2) ? LK_BLAKE3_AVX2 : (f & LK_CPU_SSSE3) ? LK_BLAKE3_SSSE3 : 0;
 	return p == LK_BLAKE3_AVX2 ? "blake3-avx2" : p == LK_BLAKE3_SSSE3 ? "blake3-ssse3"
 									    : "blake3-portable";
 }

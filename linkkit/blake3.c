@@ -255,20 +255,30 @@ void lk_blake3_path(int path)
 	lk_b3_path = path;
 }
 
+int lk_blake3_build(void)
+{
+#ifdef LK_B3_HAVE_WIDE
+	lk_u32 f = lk_cpu_features();
+
+	if (lk_b3_path != LK_BLAKE3_AUTO)
+		return lk_b3_path;
+	return (f & LK_CPU_AVX2)    ? LK_BLAKE3_AVX2
+	       : (f & LK_CPU_SSSE3) ? LK_BLAKE3_SSSE3
+				    : LK_BLAKE3_PORTABLE;
+#else
+	return LK_BLAKE3_PORTABLE;
+#endif
+}
+
 /* Chaining values of up to n whole chunks from p (chunk counter
- * counter); returns how many it did, *wide set if vector lanes did. */
+ * counter) with build `path`; returns how many it did, *wide set if
+ * vector lanes did. */
 static lk_size lk_b3_chunks(const lk_u8 *p, lk_size n, lk_u64 counter,
-			    lk_u32 out[LK_B3_MAX_LANES][8], int *wide)
+			    int path, lk_u32 out[LK_B3_MAX_LANES][8],
+			    int *wide)
 {
 	struct lk_b3_out o;
 #ifdef LK_B3_HAVE_WIDE
-	lk_u32 f = lk_cpu_features();
-	int path = lk_b3_path;
-
-	if (path == LK_BLAKE3_AUTO)
-		path = (f & LK_CPU_AVX2)    ? LK_BLAKE3_AVX2
-		       : (f & LK_CPU_SSSE3) ? LK_BLAKE3_SSSE3
-					    : LK_BLAKE3_PORTABLE;
 	if (path == LK_BLAKE3_AVX2 && n >= 8) {
 		lk_b3_chunks8(p, counter, out);
 		*wide = 1;
@@ -280,6 +290,7 @@ static lk_size lk_b3_chunks(const lk_u8 *p, lk_size n, lk_u64 counter,
 		return 4;
 	}
 #else
+	(void)path;
 	(void)wide;
 #endif
 	lk_b3_chunk(p, LK_B3_CHUNK, counter, &o);
@@ -307,13 +318,13 @@ void lk_blake3(const void *data, lk_size len, lk_u8 out[32])
 	lk_u64 nchunks = len ? (len - 1) / LK_B3_CHUNK + 1 : 1, i = 0, k;
 	lk_u32 stack[LK_B3_MAX_DEPTH][8], cvs[LK_B3_MAX_LANES][8], cv[8];
 	struct lk_b3_out o;
-	int depth = 0, wide = 0;
+	int depth = 0, wide = 0, path = lk_blake3_build();
 
 	/* Every chunk but the last: which one ends the input decides where
 	 * ROOT goes, so it waits. */
 	while (i + 1 < nchunks) {
-		k = lk_b3_chunks(p + i * LK_B3_CHUNK, nchunks - 1 - i, i, cvs,
-				 &wide);
+		k = lk_b3_chunks(p + i * LK_B3_CHUNK, nchunks - 1 - i, i, path,
+				 cvs, &wide);
 		for (lk_u64 j = 0; j < k; j++)
 			lk_b3_push(stack, &depth, cvs[j], i + j + 1);
 		i += k;

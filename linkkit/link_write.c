@@ -397,25 +397,22 @@ static void lk_write_bounds(const struct lk_link *L, struct lk_write_split *ws,
 
 /* How many parts the sorted tables get: their share of the weight, at
  * least one, and at least one part left for the rest. None when nothing
- * is sorted or there is one part. */
+ * is sorted or there is one part; *wt and *wr: the two kinds' weights. */
 static lk_u32 lk_write_first(const struct lk_link *L,
 			     struct lk_write_split *ws, lk_u64 *wt, lk_u64 *wr)
 {
 	lk_u32 c, n = ws->nparts, k;
 
 	*wt = *wr = 0;
-	for (c = 0; c < 3; c++)
-		ws->sorted_os[c] = LK_NONE;
-	if (n < 2 || !(L->hdr->flags & LK_PAYLOAD_F_LINUX_SORT) ||
-	    !lk_linux_sort_sections(L, ws->sorted_os))
-		return 0;
+	lk_memset(ws->sorted_os, 0xff, sizeof(ws->sorted_os)); /* LK_NONE */
+	if (n >= 2 && (L->hdr->flags & LK_PAYLOAD_F_LINUX_SORT))
+		lk_linux_sort_sections(L, ws->sorted_os);
 	for (c = 0; c < L->nchunk; c++) {
 		*wt += lk_part_weight(L, ws, c, 1);
 		*wr += lk_part_weight(L, ws, c, 0);
 	}
-	if (!*wt) {
-		for (c = 0; c < 3; c++)
-			ws->sorted_os[c] = LK_NONE;
+	if (!*wt) { /* nothing to write first: one kind of part */
+		lk_memset(ws->sorted_os, 0xff, sizeof(ws->sorted_os));
 		return 0;
 	}
 	/* k / n nearest wt / (wt + wr), without a division (the i386
@@ -439,9 +436,6 @@ int lk_link_write_begin(struct lk_link *L, lk_u32 nparts,
 	ws->nfirst = lk_write_first(L, ws, &wt, &wr);
 	if (ws->nfirst)
 		lk_write_bounds(L, ws, 1, 0, ws->nfirst, wt);
-	else
-		for (lk_u32 c = 0; c < L->nchunk; c++)
-			wr += lk_direct_weight(L, c);
 	lk_write_bounds(L, ws, 0, ws->nfirst, ws->nparts - ws->nfirst, wr);
 	return LK_OK;
 }

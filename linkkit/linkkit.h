@@ -60,6 +60,8 @@ void lk_log(const struct lk_host *h, int level, const char *fmt, ...)
 enum { LK_BLAKE3_AUTO, LK_BLAKE3_PORTABLE, LK_BLAKE3_SSSE3, LK_BLAKE3_AVX2 };
 void lk_blake3(const void *data, lk_size len, lk_u8 out[32]);
 void lk_blake3_path(int path);
+/* The build lk_blake3 takes now: the forced one, or the CPU's best. */
+int lk_blake3_build(void);
 
 /* ---- sha256.c ---- */
 struct lk_sha256 {

@@ -609,11 +609,14 @@ lk_u32 lk_linux_sort_sections(const struct lk_link *L, lk_u32 os[3])
 
 int lk_linux_sort_tables(const struct lk_link *L, lk_u8 *img, lk_u32 *flag)
 {
-	lk_u32 ip = lk_find_os(L, ".orc_unwind_ip"), orc = lk_find_os(L, ".orc_unwind");
-	lk_u32 ex = lk_find_os(L, "__ex_table");
+	lk_u32 os[3], ip, orc, ex;
 	lk_u8 *p, *q;
 	int rc;
 
+	lk_linux_sort_sections(L, os);
+	ip = os[0];
+	orc = os[1];
+	ex = os[2];
 	*flag = LK_NONE;
 	if ((ip == LK_NONE) != (orc == LK_NONE)) {
 		LK_ERR_SORT(L, "%s: .orc_unwind_ip and .orc_unwind: one of them is missing",
