@@ -129,12 +129,18 @@ int lk_kit_open_unhashed(const struct lk_host *h, const void *kit,
 	return rc != LK_OK ? rc : lk_kit_tail(h, name, out);
 }
 
+void lk_kit_hash_bytes(lk_u32 flags, const void *p, lk_size n, lk_u8 sum[32])
+{
+	if (flags & LK_KIT_F_BLAKE3)
+		lk_blake3(p, n, sum);
+	else
+		lk_sha256(p, n, sum);
+}
+
 void lk_kit_hash(const struct lk_kit *kit, lk_u8 sum[32])
 {
-	if (kit->flags & LK_KIT_F_BLAKE3)
-		lk_blake3(kit->hashed, (lk_size)kit->hashed_size, sum);
-	else
-		lk_sha256(kit->hashed, (lk_size)kit->hashed_size, sum);
+	lk_kit_hash_bytes(kit->flags, kit->hashed, (lk_size)kit->hashed_size,
+			  sum);
 }
 
 int lk_kit_check_hash(const struct lk_host *h, const struct lk_kit *kit,
@@ -194,14 +200,21 @@ static int lk_kit_zhead_ok(const lk_u8 *z)
 int lk_kit_inflate(const struct lk_host *h, const struct lk_kit *kit,
 		   const char *name, void *dst, lk_u64 dst_size)
 {
+	return lk_kit_inflate_with(h, kit, name, dst, dst_size, lk_inflate_raw);
+}
+
+int lk_kit_inflate_with(const struct lk_host *h, const struct lk_kit *kit,
+			const char *name, void *dst, lk_u64 dst_size,
+			lk_inflate_fn *inflate)
+{
 	lk_size got = 0, used = 0;
 
 	if (dst_size < kit->payload_size)
 		return lk_kit_fail(h, name, "payload buffer too small",
 				   LK_ERR_RANGE);
 	if (kit->zsize < 6 || !lk_kit_zhead_ok(kit->zdata) ||
-	    lk_inflate_raw(kit->zdata + 2, (lk_size)kit->zsize - 6, dst,
-			   (lk_size)kit->payload_size, &got, &used) != LK_OK ||
+	    inflate(kit->zdata + 2, (lk_size)kit->zsize - 6, dst,
+		    (lk_size)kit->payload_size, &got, &used) != LK_OK ||
 	    used != kit->zsize - 6)
 		return lk_kit_fail(h, name, "corrupt compressed payload",
 				   LK_ERR_INFLATE);

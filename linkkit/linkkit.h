@@ -154,6 +154,8 @@ int lk_inflate_zlib(const void *src, lk_size src_len, void *dst,
  * the stream occupied (whole bytes, the last one partly used). */
 int lk_inflate_raw(const void *src, lk_size src_len, void *dst,
 		   lk_size dst_len, lk_size *out_len, lk_size *src_used);
+typedef int lk_inflate_fn(const void *src, lk_size src_len, void *dst,
+			  lk_size dst_len, lk_size *out_len, lk_size *src_used);
 /* One segment of a raw DEFLATE stream split at byte-aligned block
  * boundaries: all of src_len, exactly dst_len bytes out, no match before
  * dst; ends after a non-final stored block, or (last) with the final
@@ -205,6 +207,9 @@ int lk_kit_open_unhashed(const struct lk_host *h, const void *kit,
 /* The SHA-256 of what the header's covers. No logging, no shared state:
  * may run on any processor while others inflate. */
 void lk_kit_hash(const struct lk_kit *kit, lk_u8 sum[32]);
+/* The same hash of any n bytes, as a kit with these flags has it (for a
+ * stage that hashes in another processor mode: stand/lm64.c). */
+void lk_kit_hash_bytes(lk_u32 flags, const void *p, lk_size n, lk_u8 sum[32]);
 /* Compares sum with the header's; the error line is logged here. */
 int lk_kit_check_hash(const struct lk_host *h, const struct lk_kit *kit,
 		      const char *name, const lk_u8 sum[32]);
@@ -216,6 +221,11 @@ int lk_kit_verify(const struct lk_host *h, const struct lk_kit *kit,
  * compressed bytes; lk_kit_check_sum is the tools' extra check. */
 int lk_kit_inflate(const struct lk_host *h, const struct lk_kit *kit,
 		   const char *name, void *dst, lk_u64 dst_size);
+/* The same with another lk_inflate_raw (the BIOS stage's, in long mode):
+ * the same checks and error lines. */
+int lk_kit_inflate_with(const struct lk_host *h, const struct lk_kit *kit,
+			const char *name, void *dst, lk_u64 dst_size,
+			lk_inflate_fn *inflate);
 /* Segment i (< kit->nseg) of a split stream into its place in dst (the
  * payload buffer, payload_size bytes). No logging, no allocation, no
  * shared state: meant to run on several processors at once, each with

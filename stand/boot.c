@@ -78,6 +78,7 @@ static const struct lk_boot_ops stand_ops = {
 	.alloc_kept_below = stand_alloc_kept_below,
 	.console = stand_console,
 	.place = stand_place,
+	.inflate = stand_inflate,
 	.place_any = stand_place_any,
 	.settle = stand_settle,
 	.print = stand_print_line,

@@ -149,21 +149,11 @@ static void stand_machine(struct stand *s, const struct lk_kernel *k,
 static lk_u32 identity_4g(struct stand *s)
 {
 	lk_u8 *raw = heap_alloc(&s->heap, 7 * 4096);
-	lk_u64 *t;
-	lk_u32 i, j;
 
 	if (!raw)
 		return 0;
-	t = (lk_u64 *)(((lk_uptr)raw + 4095) & ~(lk_uptr)4095);
-	lk_memset(t, 0, 6 * 4096);
-	t[0] = (lk_u64)(lk_uptr)(t + 512) | 3; /* present, writable */
-	for (i = 0; i < 4; i++) {
-		lk_u64 *pd = t + 1024 + i * 512;
-		t[512 + i] = (lk_u64)(lk_uptr)pd | 3;
-		for (j = 0; j < 512; j++)
-			pd[j] = ((lk_u64)i << 30 | (lk_u64)j << 21) | 0x83;
-	}
-	return (lk_u32)(lk_uptr)t;
+	return stand_identity_4g(
+		(void *)(((lk_uptr)raw + 4095) & ~(lk_uptr)4095));
 }
 
 /* [a, a + size) is E820 RAM above 1 MiB ending at or below limit, not

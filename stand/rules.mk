@@ -12,7 +12,7 @@ STAND_CFLAGS := $(FREESTANDING_CFLAGS) -m32 -march=i686 -mgeneral-regs-only \
 STAND_ASFLAGS := -m32
 
 STAND_SRCS := start.S boot.c prompt.c host.c heap.c files.c handoff.c \
-  bios_cons.c bios_disk.c bios_mem.c bios_acpi.c
+  bios_cons.c bios_disk.c bios_mem.c bios_acpi.c longmode.c lm64_blob.S
 STAND_OBJS := $(patsubst %,$(SB)/%.o,$(basename $(STAND_SRCS)))
 
 # The shared core, linked by path: linkkit/rules.mk's i386 objects when it
@@ -39,6 +39,38 @@ $(SB)/boot.o: $(LK_PUBKEY_H)
 $(SB)/lk/%.o: linkkit/%.c $(LINKKIT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(STAND_CFLAGS) -c $< -o $@
+
+# The long-mode half (stand/lm64.c): the kit's hash and inflate as x86-64
+# code, from the core compiled as BOOTX64.EFI compiles it (EFI_CFLAGS, the
+# same -O2 files), plus a section per function so that --gc-sections keeps
+# only what the two calls reach (~30 KB). lm64.ld puts the entry at 0 and
+# the blob runs wherever lm64_blob.S lands: a dynamic relocation left in
+# the link (an absolute address) fails the build.
+LM64_CORE := kit inflate blake3 sha256 sha256_ni cpu_x86 mem fmt
+LM64_OBJS := $(SB)/lm64/lm64.o $(LM64_CORE:%=$(SB)/lm64/linkkit/%.o)
+LM64_CFLAGS := $(EFI_CFLAGS) -ffunction-sections -fdata-sections
+$(LK_HOT_SRCS:%=$(SB)/lm64/linkkit/%.o): LM64_CFLAGS += -O2 -fno-tree-vectorize
+
+$(SB)/lm64/linkkit/%.o: linkkit/%.c $(LINKKIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LM64_CFLAGS) -I linkkit -c $< -o $@
+
+$(SB)/lm64/lm64.o: stand/lm64.c stand/lm64.h $(LINKKIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LM64_CFLAGS) -c $< -o $@
+
+$(SB)/lm64.elf: $(LM64_OBJS) stand/lm64.ld
+	ld -m elf_x86_64 -pie --no-dynamic-linker --gc-sections --no-warn-rwx-segments \
+	  -T stand/lm64.ld -o $@ $(LM64_OBJS)
+	@if readelf -rW $@ | grep -q R_X86_64; then \
+	  echo "$@: dynamic relocations: not position-independent"; rm -f $@; exit 1; fi
+
+$(SB)/lm64.bin: $(SB)/lm64.elf
+	objcopy -O binary $< $@
+
+$(SB)/lm64_blob.o: stand/lm64_blob.S $(SB)/lm64.bin
+	@mkdir -p $(@D)
+	$(CC) $(STAND_ASFLAGS) -DLM64_BIN='"$(SB)/lm64.bin"' -c $< -o $@
 
 $(SB)/mbr.bin: $(SB)/mbr.o
 	ld -m elf_i386 -Ttext 0 --oformat binary -o $@ $<

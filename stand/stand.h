@@ -58,5 +58,11 @@ void *stand_alloc_kept_below(struct lk_boot *b, lk_u64 size, lk_u64 limit);
 void stand_enter_kernel(struct lk_boot *b, const struct lk_kernel *k);
 void *stand_place_any(struct lk_boot *b, lk_u64 size, lk_u64 align,
 		      lk_u64 pref, lk_u64 *phys);
+/* longmode.c: the inflate hook (the kit's hash and inflate as x86-64
+ * code in long mode where the CPU has it), and the identity map of the
+ * first 4 GiB with 2 MiB pages written into 6 page-aligned pages (cr3). */
+int stand_inflate(struct lk_boot *b, const struct lk_kit *kit,
+		  const char *name, void *dst, lk_u64 size);
+lk_u32 stand_identity_4g(void *tables);
 
 #endif

@@ -8,6 +8,7 @@
 #define DATA32 0x10
 #define CODE16 0x18
 #define DATA16 0x20
+#define CODE64 0x28
 #define RM_STACK 0x7c00         /* real-mode stack, shared with the thunk */
 #define E820_MAX 128
 #define ENTER_STUB 0x7800       /* where the final stub runs from */
@@ -180,6 +181,75 @@ sse_enable:
 	orl	$0x600, %eax
 	movl	%eax, %cr4
 1:	popl	%ebx
+	ret
+
+/*
+ * int lm64_call(u32 entry, u32 arg, u32 cr3)
+ * Calls entry(arg), x86-64 code (stand/lm64.c, SysV ABI), in long mode
+ * on this stack and returns its int: PAE paging on cr3 (an identity map
+ * of 4 GiB), EFER.LME, CR0.PG, a far jump to CODE64; on the way back a
+ * far return to CODE32, then paging, LME and CR4 as they were. Interrupts
+ * stay off throughout: nothing in between calls the BIOS.
+ */
+	.globl	lm64_call
+lm64_call:
+	pushl	%ebp
+	pushl	%ebx
+	pushl	%esi
+	pushl	%edi
+	pushfl
+	cli
+	movl	24(%esp), %esi		/* entry */
+	movl	28(%esp), %edi		/* arg */
+	movl	32(%esp), %eax
+	movl	%eax, %cr3
+	movl	%cr4, %ebp		/* restored on the way back */
+	movl	%ebp, %eax
+	orl	$0x20, %eax		/* PAE */
+	movl	%eax, %cr4
+	movl	$0xc0000080, %ecx	/* IA32_EFER */
+	rdmsr
+	orl	$0x100, %eax		/* LME */
+	wrmsr
+	movl	%cr0, %eax
+	orl	$0x80000000, %eax	/* PG: long mode, compatibility */
+	movl	%eax, %cr0
+	ljmpl	$CODE64, $lm64_enter
+	.code64
+lm64_enter:
+	movl	%esp, %esp		/* upper halves are undefined here */
+	movl	%esi, %esi
+	movl	%edi, %edi
+	movl	%ebp, %ebp
+	movq	%rsp, %rbx		/* callee-saved in the SysV ABI */
+	andq	$-16, %rsp
+	call	*%rsi
+	movq	%rbx, %rsp
+	pushq	$CODE32
+	leaq	lm64_leave(%rip), %rcx
+	pushq	%rcx
+	lretq
+	.code32
+lm64_leave:
+	movl	%eax, %esi
+	movl	%cr0, %eax
+	andl	$0x7fffffff, %eax	/* paging off: long mode off */
+	movl	%eax, %cr0
+	movl	$0xc0000080, %ecx
+	rdmsr
+	andl	$~0x100, %eax
+	wrmsr
+	movl	%ebp, %cr4
+	movw	$DATA32, %ax
+	movw	%ax, %ds
+	movw	%ax, %es
+	movw	%ax, %ss
+	movl	%esi, %eax
+	popfl
+	popl	%edi
+	popl	%esi
+	popl	%ebx
+	popl	%ebp
 	ret
 
 /*
@@ -442,6 +512,7 @@ gdt:
 	.quad	0x00cf92000000ffff      /* 0x10: 32-bit data, flat */
 	.quad	0x00009a000000ffff      /* 0x18: 16-bit code, 64 KiB */
 	.quad	0x000092000000ffff      /* 0x20: 16-bit data, 64 KiB */
+	.quad	0x00af9a000000ffff      /* 0x28: 64-bit code (lm64_call) */
 gdt_end:
 	.balign 4
 	.word	0

@@ -69,6 +69,30 @@ else
 	not_ok relinked "mkimage: $(tail -n 1 "$T/mkimage.log")"
 fi
 
+# 1b. Long mode: the kit's hash and inflate run as x86-64 code (verbose
+# says so) and give the same relinked boot; a CPU without long mode runs
+# the i386 code instead (QEMU's qemu64 with lm off).
+printf 'cmdline = hello bios\nverbose = 1\n' >"$T/cfg-v"
+if image "$T/v.img" "$T/k.kit" "$FB" "$T/cfg-v"; then
+	boot "$T/v.img" 256 30
+	if [ $rc -eq 33 ] && has '^testkern: loader relinkboot relinked$' &&
+		has "^relinkboot: long mode: the kit's hash and inflate run as x86-64 code$" &&
+		has '^relinkboot: phase verify ' && has '^relinkboot: phase inflate '; then
+		ok relinked-long-mode
+	else
+		not_ok relinked-long-mode "status $rc: $(why)"
+	fi
+	boot "$T/v.img" 256 30 -cpu qemu64,lm=off
+	if [ $rc -eq 33 ] && has '^testkern: loader relinkboot relinked$' &&
+		! has '^relinkboot: long mode' && has '^relinkboot: phase verify '; then
+		ok relinked-no-long-mode
+	else
+		not_ok relinked-no-long-mode "status $rc: $(why)"
+	fi
+else
+	not_ok relinked-long-mode "mkimage: $(tail -n 1 "$T/mkimage.log")"
+fi
+
 # 2. A kit whose zlib stream is damaged: hash mismatch -> fallback.
 cp "$T/k.kit" "$T/bad.kit"
 printf '\xff\xff\xff\xff' | dd of="$T/bad.kit" bs=1 seek=80 conv=notrunc status=none

@@ -1,0 +1,109 @@
+/*
+ * The kit's hash and inflate in long mode (stand/lm64.c through
+ * lm64_call in stand/start.S): the stage's own ops->inflate. On a CPU
+ * without long mode the same i386 code as before runs. Errors are the
+ * core's own lines: lk_kit_check_hash and lk_kit_inflate_with check the
+ * long-mode results exactly as they check their own.
+ */
+#include "lm64.h"
+#include "stand.h"
+
+int lm64_call(lk_u32 entry, lk_u32 arg, lk_u32 cr3);
+extern const lk_u8 lm64_blob[];
+
+static lk_u64 lm64_tables[6 * 512] __attribute__((aligned(4096)));
+static int lm64_state; /* 0: not asked yet, 1: long mode, -1: none */
+
+lk_u32 stand_identity_4g(void *tables)
+{
+	lk_u64 *t = tables;
+	lk_u32 i, j;
+
+	lk_memset(t, 0, 6 * 4096);
+	t[0] = (lk_u64)(lk_uptr)(t + 512) | 3; /* present, writable */
+	for (i = 0; i < 4; i++) {
+		lk_u64 *pd = t + 1024 + i * 512;
+		t[512 + i] = (lk_u64)(lk_uptr)pd | 3;
+		for (j = 0; j < 512; j++)
+			pd[j] = ((lk_u64)i << 30 | (lk_u64)j << 21) | 0x83;
+	}
+	return (lk_u32)(lk_uptr)t;
+}
+
+/* CPUID 0x80000001 EDX bit 29 (LM), where that leaf exists. */
+static int lm64_cpu_has(void)
+{
+	lk_u32 a = 0x80000000, b, c, d;
+
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
+	if (a < 0x80000001)
+		return 0;
+	a = 0x80000001;
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
+	return (d >> 29) & 1;
+}
+
+static int lm64_usable(void)
+{
+	if (!lm64_state) {
+		lm64_state = lm64_cpu_has() ? 1 : -1;
+		if (lm64_state > 0)
+			stand_identity_4g(lm64_tables);
+	}
+	return lm64_state > 0;
+}
+
+static int lm64_run(struct lm64_call *c)
+{
+	return lm64_call((lk_u32)(lk_uptr)lm64_blob, (lk_u32)(lk_uptr)c,
+			 (lk_u32)(lk_uptr)lm64_tables);
+}
+
+static int lm64_inflate(const void *src, lk_size src_len, void *dst,
+			lk_size dst_len, lk_size *out_len, lk_size *src_used)
+{
+	struct lm64_call c = { 0 };
+	int rc;
+
+	c.op = LM64_INFLATE;
+	c.src = (lk_uptr)src;
+	c.src_size = src_len;
+	c.dst = (lk_uptr)dst;
+	c.dst_size = dst_len;
+	rc = lm64_run(&c);
+	*out_len = (lk_size)c.out_len;
+	*src_used = (lk_size)c.src_used;
+	return rc;
+}
+
+int stand_inflate(struct lk_boot *b, const struct lk_kit *kit, const char *name,
+		  void *dst, lk_u64 size)
+{
+	struct lm64_call c = { 0 };
+	lk_u8 sum[32];
+	int rc;
+
+	/* Errors are LK_ERR_* codes: -1 is LK_BOOT_INFLATE_EARLY. */
+	if (!lm64_usable()) {
+		rc = lk_kit_verify(&b->host, kit, name);
+		if (rc)
+			return rc;
+		lk_boot_phase(b, "verify");
+		return lk_kit_inflate(&b->host, kit, name, dst, size);
+	}
+	if (b->cfg.verbose >= 1)
+		lk_boot_print(b, "long mode: the kit's hash and inflate run "
+				 "as x86-64 code");
+	c.op = LM64_HASH;
+	c.flags = kit->flags;
+	c.src = (lk_uptr)kit->hashed;
+	c.src_size = kit->hashed_size;
+	c.dst = (lk_uptr)sum;
+	lm64_run(&c);
+	rc = lk_kit_check_hash(&b->host, kit, name, sum);
+	if (rc)
+		return rc;
+	lk_boot_phase(b, "verify");
+	return lk_kit_inflate_with(&b->host, kit, name, dst, size,
+				   lm64_inflate);
+}
