@@ -55,8 +55,8 @@ LLD_TARGET=${BENCH_LLD_TARGET:-8}
 # Issue 28's view: the relink on one processor, as the BIOS stage runs
 # it and as the UEFI stage would with one CPU (x86-64, the bench's -1cpu
 # phases), against the two-processor relink and libdeflate. The BIOS stage
-# hashes and inflates in long mode (stand/lm64.c: the UEFI objects, BLAKE3
-# at most SSSE3: the bench's verify-longmode and inflate-1cpu) and links
+# hashes and inflates in long mode (stand/lm64.c: the UEFI objects, with
+# the YMM state on: the bench's verify-1cpu and inflate-1cpu) and links
 # with its i386 objects (bench-bios's parse, place, write); on a CPU
 # without long mode all of it is i386 (bench-bios alone). OUT: bench's
 # output, BIOS: bench-bios's.
@@ -64,17 +64,17 @@ one_cpu_table() {
 	local out=$1 bios=$2 gzms r p lm
 	gzms=$(phase "$out" libdeflate-gunzip | cut -d' ' -f1)
 	lm=$(python3 -c "import sys; print('%.3f' % sum(float(x) for x in sys.argv[1:]))" \
-		"$(phase "$out" verify-longmode | cut -d' ' -f1)" "$(phase "$out" inflate-1cpu | cut -d' ' -f1)" \
+		"$(phase "$out" verify-1cpu | cut -d' ' -f1)" "$(phase "$out" inflate-1cpu | cut -d' ' -f1)" \
 		"$(phase "$bios" parse | cut -d' ' -f1)" "$(phase "$bios" place | cut -d' ' -f1)" \
 		"$(phase "$bios" write | cut -d' ' -f1)" 2>/dev/null)
 	echo
 	echo "One processor (issue 28): the BIOS stage as it runs on an x86-64 CPU (hash and inflate in long mode," \
-		"x86-64 objects, kit hash $(kv "$bios" kit_hash); link with its i386 objects, \`bench-bios\`: -m32, -mgeneral-regs-only)," \
+		"x86-64 objects, kit hash $(kv "$out" kit_hash); link with its i386 objects, \`bench-bios\`: -m32, -mgeneral-regs-only)," \
 		"the same stage on a CPU without long mode (all i386), and the UEFI stage's x86-64 objects on one thread; median ms of $RUNS runs."
 	echo
 	echo "| phase | BIOS stage (long mode + i386) | BIOS stage, i386 only | UEFI stage, one CPU (x86-64) |"
 	echo "|---|---:|---:|---:|"
-	echo "| verify (the stage's hash of the kit: $(kv "$bios" kit_hash) / $(kv "$out" kit_hash)) | $(phase "$out" verify-longmode | cut -d' ' -f1) | $(phase "$bios" verify | cut -d' ' -f1) | $(phase "$out" verify-1cpu | cut -d' ' -f1) |"
+	echo "| verify (the stage's hash of the kit: $(kv "$out" kit_hash) / $(kv "$bios" kit_hash) / $(kv "$out" kit_hash)) | $(phase "$out" verify-1cpu | cut -d' ' -f1) | $(phase "$bios" verify | cut -d' ' -f1) | $(phase "$out" verify-1cpu | cut -d' ' -f1) |"
 	echo "| inflate | $(phase "$out" inflate-1cpu | cut -d' ' -f1) | $(phase "$bios" inflate | cut -d' ' -f1) | $(phase "$out" inflate-1cpu | cut -d' ' -f1) |"
 	for p in parse place; do
 		echo "| $p | $(phase "$bios" $p | cut -d' ' -f1) | $(phase "$bios" $p | cut -d' ' -f1) | $(phase "$out" $p | cut -d' ' -f1) |"

@@ -12,6 +12,11 @@
 #include "../linkkit/linkkit.h"
 #include "lm64.h"
 
+static __attribute__((target("avx"))) void lm64_ymm_wipe(void)
+{
+	__asm__ volatile("vzeroall");
+}
+
 static void *lm64_ptr(lk_u64 a)
 {
 	return (void *)(lk_uptr)a;
@@ -33,7 +38,10 @@ __attribute__((section(".text.lm64_entry"))) int lm64_main(struct lm64_call *c)
 		c->out_len = got;
 		c->src_used = used;
 	}
-	/* The i386 side never saves vector state: leave none behind. */
+	/* The i386 side never saves vector state: leave none behind (the
+	 * YMM upper halves too, where stand/start.S enabled them). */
 	lk_cpu_xmm_wipe();
+	if (lk_cpu_features() & LK_CPU_AVX2)
+		lm64_ymm_wipe();
 	return rc;
 }

@@ -8,11 +8,12 @@
 #include "lm64.h"
 #include "stand.h"
 
-int lm64_call(lk_u32 entry, lk_u32 arg, lk_u32 cr3);
+int lm64_call(lk_u32 entry, lk_u32 arg, lk_u32 cr3, lk_u32 xcr0);
 extern const lk_u8 lm64_blob[];
 
 static lk_u64 lm64_tables[6 * 512] __attribute__((aligned(4096)));
 static int lm64_state; /* 0: not asked yet, 1: long mode, -1: none */
+static lk_u32 lm64_xcr0; /* the YMM state for AVX2 where the CPU has it */
 
 lk_u32 stand_identity_4g(void *tables)
 {
@@ -30,25 +31,49 @@ lk_u32 stand_identity_4g(void *tables)
 	return (lk_u32)(lk_uptr)t;
 }
 
+static void lm64_cpuid(lk_u32 leaf, lk_u32 sub, lk_u32 r[4])
+{
+	__asm__ volatile("cpuid"
+			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+			 : "a"(leaf), "c"(sub));
+}
+
 /* CPUID 0x80000001 EDX bit 29 (LM), where that leaf exists. */
 static int lm64_cpu_has(void)
 {
-	lk_u32 a = 0x80000000, b, c, d;
+	lk_u32 r[4];
 
-	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
-	if (a < 0x80000001)
+	lm64_cpuid(0x80000000, 0, r);
+	if (r[0] < 0x80000001)
 		return 0;
-	a = 0x80000001;
-	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
-	return (d >> 29) & 1;
+	lm64_cpuid(0x80000001, 0, r);
+	return (r[3] >> 29) & 1;
+}
+
+/* XCR0 = x87 | SSE | AVX where CPUID has XSAVE and AVX and leaf 0xD
+ * lists those states; else 0 (no AVX2 in long mode: the SSSE3 lanes). */
+static lk_u32 lm64_avx_xcr0(void)
+{
+	lk_u32 r[4];
+
+	lm64_cpuid(1, 0, r);
+	if (!(r[2] & (1u << 26)) || !(r[2] & (1u << 28))) /* XSAVE, AVX */
+		return 0;
+	lm64_cpuid(0, 0, r);
+	if (r[0] < 0xd)
+		return 0;
+	lm64_cpuid(0xd, 0, r);
+	return (r[0] & 7) == 7 ? 7 : 0;
 }
 
 static int lm64_usable(void)
 {
 	if (!lm64_state) {
 		lm64_state = lm64_cpu_has() ? 1 : -1;
-		if (lm64_state > 0)
+		if (lm64_state > 0) {
 			stand_identity_4g(lm64_tables);
+			lm64_xcr0 = lm64_avx_xcr0();
+		}
 	}
 	return lm64_state > 0;
 }
@@ -56,7 +81,7 @@ static int lm64_usable(void)
 static int lm64_run(struct lm64_call *c)
 {
 	return lm64_call((lk_u32)(lk_uptr)lm64_blob, (lk_u32)(lk_uptr)c,
-			 (lk_u32)(lk_uptr)lm64_tables);
+			 (lk_u32)(lk_uptr)lm64_tables, lm64_xcr0);
 }
 
 static int lm64_inflate(const void *src, lk_size src_len, void *dst,

@@ -184,12 +184,14 @@ sse_enable:
 	ret
 
 /*
- * int lm64_call(u32 entry, u32 arg, u32 cr3)
+ * int lm64_call(u32 entry, u32 arg, u32 cr3, u32 xcr0)
  * Calls entry(arg), x86-64 code (stand/lm64.c, SysV ABI), in long mode
  * on this stack and returns its int: PAE paging on cr3 (an identity map
  * of 4 GiB), EFER.LME, CR0.PG, a far jump to CODE64; on the way back a
- * far return to CODE32, then paging, LME and CR4 as they were. Interrupts
- * stay off throughout: nothing in between calls the BIOS.
+ * far return to CODE32, then paging, LME and CR4 as they were. xcr0 != 0:
+ * CR4.OSXSAVE and XCR0 = xcr0 for the call (the YMM state, for AVX2),
+ * XCR0 back to its reset value 1 before CR4 is restored. Interrupts stay
+ * off throughout: nothing in between calls the BIOS.
  */
 	.globl	lm64_call
 lm64_call:
@@ -206,7 +208,16 @@ lm64_call:
 	movl	%cr4, %ebp		/* restored on the way back */
 	movl	%ebp, %eax
 	orl	$0x20, %eax		/* PAE */
+	cmpl	$0, 36(%esp)
+	je	1f
+	orl	$0x40000, %eax		/* OSXSAVE */
 	movl	%eax, %cr4
+	movl	36(%esp), %eax
+	xorl	%ecx, %ecx
+	xorl	%edx, %edx
+	xsetbv
+	movl	%cr4, %eax
+1:	movl	%eax, %cr4
 	movl	$0xc0000080, %ecx	/* IA32_EFER */
 	rdmsr
 	orl	$0x100, %eax		/* LME */
@@ -239,7 +250,14 @@ lm64_leave:
 	rdmsr
 	andl	$~0x100, %eax
 	wrmsr
-	movl	%ebp, %cr4
+	movl	%cr4, %eax
+	testl	$0x40000, %eax
+	jz	1f
+	movl	$1, %eax		/* XCR0: x87 only, as at reset */
+	xorl	%ecx, %ecx
+	xorl	%edx, %edx
+	xsetbv
+1:	movl	%ebp, %cr4
 	movw	$DATA32, %ax
 	movw	%ax, %ds
 	movw	%ax, %es
