@@ -12,7 +12,7 @@ lk_u32 lk_adler32_portable(lk_u32 adler, const lk_u8 *p, lk_size n);
 /* The vector paths exist where the compiler may use SSE registers: x86-64
  * builds without -mgeneral-regs-only (host, UEFI stage), and every i386
  * build (the BIOS stage turns SSE on itself: stand/start.S; AVX2 stays
- * off there, as it does not enable the YMM state in XCR0), as for SHA-NI
+ * off in its i386 code, which runs without the YMM state), as for SHA-NI
  * (sha256_impl.h). Callers check lk_cpu_features() (or, in tests,
  * lk_cpu_probe()) for LK_CPU_SSSE3 / LK_CPU_AVX2 first. */
 #if (defined(__x86_64__) && defined(__SSE2__)) || defined(__i386__)

@@ -64,8 +64,9 @@ lk_u32 lk_cpu_probe(void)
 	if ((r[1] & (1u << 29)) && (f & LK_CPU_SSSE3) && (ecx1 & (1u << 19)))
 		f |= LK_CPU_SHA;
 #ifdef __x86_64__
-	/* i386 is the BIOS stage's build, which never enables the YMM state:
-	 * no AVX2 there, so its i386 tests and bench run what it runs. */
+	/* i386 is the BIOS stage's build, whose i386 code runs without the
+	 * YMM state (only its long-mode calls have it: stand/lm64.c): no
+	 * AVX2 there, so its i386 tests and bench run what it runs. */
 	if ((r[1] & (1u << 5)) && lk_ymm_enabled(ecx1))
 		f |= LK_CPU_AVX2;
 #endif

@@ -51,7 +51,8 @@ _Static_assert(sizeof(struct lk_kit_header) == 64, "kit header size");
 /*
  * LK_KIT_F_BLAKE3: payload_hash is BLAKE3 (32 bytes) instead of SHA-256.
  * `linkkit create` makes such kits: whole 1 KiB chunks hash in vector
- * lanes, SSSE3 in the BIOS stage too, which on a CPU without SHA-NI had
+ * lanes, in the BIOS stage too (AVX2 in its long mode, SSSE3 in its i386
+ * code), which on a CPU without SHA-NI had
  * only the portable SHA-256 (Linux 6.1 defconfig kit, BIOS stage's i386
  * code: 46.6 ms, BLAKE3 on SSSE3 9.1 ms; docs/bench.md). Stages that
  * predate it refuse the flag ("unknown kit flags").

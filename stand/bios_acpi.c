@@ -62,3 +62,70 @@ const void *acpi_find_rsdp(int *v2, lk_u32 *len)
 		p = scan(0xe0000, 0x100000, v2, len);
 	return p;
 }
+
+static lk_u32 rd32(const lk_u8 *p)
+{
+	return p[0] | p[1] << 8 | (lk_u32)p[2] << 16 | (lk_u32)p[3] << 24;
+}
+
+/* A system description table at a below-4-GiB address: signature and a
+ * checksum over a sane length (firmware tables are checked like any
+ * other input), else NULL. */
+static const lk_u8 *acpi_table(lk_u64 addr, const char *sig, lk_u32 *len)
+{
+	const lk_u8 *t = (const lk_u8 *)(lk_uptr)addr;
+	lk_u8 sum = 0;
+
+	if (addr < 0x1000 || addr >= 0xffff0000ull)
+		return LK_NULL;
+	*len = rd32(t + 4);
+	if ((sig && lk_memcmp(t, sig, 4) != 0) || *len < 36 ||
+	    *len > (1u << 20) || addr + *len > 0x100000000ull)
+		return LK_NULL;
+	for (lk_u32 i = 0; i < *len; i++)
+		sum += t[i];
+	return sum == 0 ? t : LK_NULL;
+}
+
+/* The MADT through the RSDT (or the XSDT of a version 2 RSDP). */
+static const lk_u8 *acpi_madt(lk_u32 *len)
+{
+	int v2 = 0;
+	lk_u32 rlen = 0, slen, w;
+	const lk_u8 *r = acpi_find_rsdp(&v2, &rlen), *sdt, *t;
+	lk_u64 a;
+
+	if (!r)
+		return LK_NULL;
+	w = v2 ? 8 : 4;
+	a = v2 ? (lk_u64)rd32(r + 24) | (lk_u64)rd32(r + 28) << 32 : rd32(r + 16);
+	sdt = acpi_table(a, v2 ? "XSDT" : "RSDT", &slen);
+	if (!sdt)
+		return LK_NULL;
+	for (lk_u32 o = 36; o + w <= slen; o += w) {
+		a = rd32(sdt + o) | (w == 8 ? (lk_u64)rd32(sdt + o + 4) << 32 : 0);
+		t = acpi_table(a, "APIC", len);
+		if (t)
+			return t;
+	}
+	return LK_NULL;
+}
+
+/* Processors the MADT lists as enabled (local APIC and local x2APIC
+ * entries), or 0 when there is no usable MADT. */
+lk_u32 acpi_count_cpus(void)
+{
+	lk_u32 len, n = 0, o;
+	const lk_u8 *m = acpi_madt(&len);
+
+	if (!m)
+		return 0;
+	for (o = 44; o + 2 <= len && m[o + 1] >= 2 && o + m[o + 1] <= len;
+	     o += m[o + 1]) {
+		if (m[o] == 0 && m[o + 1] >= 8 && (m[o + 4] & 1))
+			n++;
+		else if (m[o] == 9 && m[o + 1] >= 16 && (m[o + 8] & 1))
+			n++;
+	}
+	return n;
+}

@@ -6,11 +6,16 @@
 #ifndef STAND_LM64_H
 #define STAND_LM64_H
 
+#include "../linkkit/kit_format.h"
 #include "../linkkit/lk_types.h"
 
 enum {
 	LM64_HASH = 1,	  /* lk_kit_hash_bytes(flags, src, src_size, dst) */
 	LM64_INFLATE = 2, /* lk_inflate_raw(src, src_size, dst, dst_size) */
+	LM64_MP = 3,	  /* the job at src (struct lm64_mp), items shared
+			     with the application processors */
+	LM64_AP = 4,	  /* an application processor: takes items of the
+			     jobs at src, never returns */
 };
 
 struct lm64_call {
@@ -20,5 +25,43 @@ struct lm64_call {
 	lk_u64 dst, dst_size;	  /* LM64_HASH: dst gets the 32-byte sum */
 	lk_u64 out_len, src_used; /* LM64_INFLATE: as lk_inflate_raw's */
 };
+
+/* Both builds must see one layout: an i386 struct aligns a u64 to 4 only,
+ * so every u64 here sits at a multiple of 8 by construction, and these
+ * are checked in both. */
+_Static_assert(sizeof(struct lm64_call) == 56, "lm64_call layout");
+
+/* What a segment's inflate reads of struct lk_kit (linkkit.h). */
+struct lm64_kit {
+	lk_u64 zdata, zsize, payload_size, seg, hashed, hashed_size;
+	lk_u32 flags, nseg;
+};
+
+#define LM64_MP_ITEMS (LK_KIT_MAX_SEGMENTS + 1)
+
+/*
+ * The inflate shared among processors, as efi/mp.c shares it: item 0 is
+ * the kit's hash, item i > 0 segment i - 1. gen != 0 posts the job (once
+ * per boot: the boot processor stops the others right after it).
+ */
+struct lm64_mp {
+	lk_u32 gen;
+	lk_u32 n;		/* items */
+	lk_u32 next;		/* the next unclaimed item */
+	lk_u32 done;		/* items finished */
+	lk_u32 by_ap;		/* ... of them by application processors */
+	lk_u32 aps;		/* application processors in long mode */
+	lk_u32 want;		/* ... that the MADT lists */
+	lk_u32 pad;		/* 0: the u64 below at 32 in both builds */
+	struct lm64_kit kit;
+	lk_u64 dst;		/* the payload buffer, kit.payload_size bytes */
+	lk_u8 state[LM64_MP_ITEMS]; /* 1: done, 2: failed */
+	lk_u8 sum[32];		/* item 0's hash */
+};
+
+_Static_assert(sizeof(struct lm64_kit) == 56, "lm64_kit layout");
+_Static_assert(__builtin_offsetof(struct lm64_mp, kit) == 32 &&
+		       __builtin_offsetof(struct lm64_mp, dst) == 88,
+	       "lm64_mp layout");
 
 #endif

@@ -66,7 +66,7 @@ static lk_u32 lm64_avx_xcr0(void)
 	return (r[0] & 7) == 7 ? 7 : 0;
 }
 
-static int lm64_usable(void)
+int stand_lm64_usable(void)
 {
 	if (!lm64_state) {
 		lm64_state = lm64_cpu_has() ? 1 : -1;
@@ -78,10 +78,17 @@ static int lm64_usable(void)
 	return lm64_state > 0;
 }
 
-static int lm64_run(struct lm64_call *c)
+int stand_lm64_run(struct lm64_call *c)
 {
 	return lm64_call((lk_u32)(lk_uptr)lm64_blob, (lk_u32)(lk_uptr)c,
 			 (lk_u32)(lk_uptr)lm64_tables, lm64_xcr0);
+}
+
+void stand_lm64_ap_setup(lk_u32 *cr3, lk_u32 *xcr0, lk_u32 *entry)
+{
+	*cr3 = (lk_u32)(lk_uptr)lm64_tables;
+	*xcr0 = lm64_xcr0;
+	*entry = (lk_u32)(lk_uptr)lm64_blob;
 }
 
 static int lm64_inflate(const void *src, lk_size src_len, void *dst,
@@ -95,7 +102,7 @@ static int lm64_inflate(const void *src, lk_size src_len, void *dst,
 	c.src_size = src_len;
 	c.dst = (lk_uptr)dst;
 	c.dst_size = dst_len;
-	rc = lm64_run(&c);
+	rc = stand_lm64_run(&c);
 	*out_len = (lk_size)c.out_len;
 	*src_used = (lk_size)c.src_used;
 	return rc;
@@ -109,7 +116,7 @@ int stand_inflate(struct lk_boot *b, const struct lk_kit *kit, const char *name,
 	int rc;
 
 	/* Errors are LK_ERR_* codes: -1 is LK_BOOT_INFLATE_EARLY. */
-	if (!lm64_usable()) {
+	if (!stand_lm64_usable()) {
 		rc = lk_kit_verify(&b->host, kit, name);
 		if (rc)
 			return rc;
@@ -119,12 +126,15 @@ int stand_inflate(struct lk_boot *b, const struct lk_kit *kit, const char *name,
 	if (b->cfg.verbose >= 1)
 		lk_boot_print(b, "long mode: the kit's hash and inflate run "
 				 "as x86-64 code");
+	rc = stand_mp_inflate(b, kit, name, dst, size, lm64_inflate);
+	if (rc != -1)
+		return rc;
 	c.op = LM64_HASH;
 	c.flags = kit->flags;
 	c.src = (lk_uptr)kit->hashed;
 	c.src_size = kit->hashed_size;
 	c.dst = (lk_uptr)sum;
-	lm64_run(&c);
+	stand_lm64_run(&c);
 	rc = lk_kit_check_hash(&b->host, kit, name, sum);
 	if (rc)
 		return rc;

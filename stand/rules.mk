@@ -4,15 +4,16 @@
 SB := $(B)/stand
 
 # i386, freestanding, general registers only: the stage never saves extended
-# state. stand/start.S turns SSE on for the core's SHA-NI and SSSE3 Adler-32
-# functions alone (their target attributes; docs/CONVENTIONS.md).
+# state. stand/start.S turns SSE on for the core's SHA-NI and SSSE3
+# functions (their target attributes; docs/CONVENTIONS.md) and for the
+# long-mode code (lm64.c, below).
 STAND_CFLAGS := $(FREESTANDING_CFLAGS) -m32 -march=i686 -mgeneral-regs-only \
   -fno-asynchronous-unwind-tables -fno-unwind-tables -ffunction-sections \
   -fno-tree-loop-distribute-patterns -Ilinkkit
 STAND_ASFLAGS := -m32
 
 STAND_SRCS := start.S boot.c prompt.c host.c heap.c files.c handoff.c \
-  bios_cons.c bios_disk.c bios_mem.c bios_acpi.c longmode.c lm64_blob.S
+  bios_cons.c bios_disk.c bios_mem.c bios_acpi.c longmode.c mp.c lm64_blob.S
 STAND_OBJS := $(patsubst %,$(SB)/%.o,$(basename $(STAND_SRCS)))
 
 # The shared core, linked by path: linkkit/rules.mk's i386 objects when it
@@ -48,7 +49,10 @@ $(SB)/lk/%.o: linkkit/%.c $(LINKKIT_HDRS)
 # the link (an absolute address) fails the build.
 LM64_CORE := kit inflate blake3 sha256 sha256_ni cpu_x86 mem fmt
 LM64_OBJS := $(SB)/lm64/lm64.o $(LM64_CORE:%=$(SB)/lm64/linkkit/%.o)
-LM64_CFLAGS := $(EFI_CFLAGS) -ffunction-sections -fdata-sections
+# -march pinned: a toolchain whose default is x86-64-v2 or later would put
+# instructions into the blob that not every x86-64 CPU has.
+LM64_CFLAGS := $(EFI_CFLAGS) -march=x86-64 -mtune=generic -ffunction-sections \
+  -fdata-sections
 $(LK_HOT_SRCS:%=$(SB)/lm64/linkkit/%.o): LM64_CFLAGS += -O2 -fno-tree-vectorize
 
 $(SB)/lm64/linkkit/%.o: linkkit/%.c $(LINKKIT_HDRS)

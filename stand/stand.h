@@ -64,5 +64,15 @@ void *stand_place_any(struct lk_boot *b, lk_u64 size, lk_u64 align,
 int stand_inflate(struct lk_boot *b, const struct lk_kit *kit,
 		  const char *name, void *dst, lk_u64 size);
 lk_u32 stand_identity_4g(void *tables);
+struct lm64_call;
+int stand_lm64_usable(void);
+int stand_lm64_run(struct lm64_call *c);
+/* What an application processor's trip to long mode needs (start.S). */
+void stand_lm64_ap_setup(lk_u32 *cr3, lk_u32 *xcr0, lk_u32 *entry);
+/* mp.c: the application processors (INIT at start, then the inflate). */
+void stand_mp_init(void);
+int stand_mp_inflate(struct lk_boot *b, const struct lk_kit *kit,
+		     const char *name, void *dst, lk_u64 size,
+		     lk_inflate_fn *inflate);
 
 #endif

@@ -160,11 +160,12 @@ pm_start:
 	jmp	3b
 
 /*
- * SSE on, as UEFI firmware leaves it for a loader: only the core's SHA-NI
- * code uses it (linkkit/sha256_ni.c, chosen when CPUID reports SHA, which
- * implies SSE; everything else is built -mgeneral-regs-only). CR4.OSFXSR
- * is set only where CPUID reports FXSR and SSE: elsewhere it faults.
- * CR0: EM off, MP on; CR4: OSFXSR, OSXMMEXCPT. Kernels set their own.
+ * SSE on, as UEFI firmware leaves it for a loader: the i386 core uses it
+ * in its SHA-NI and SSSE3 functions only (target attributes; the rest is
+ * -mgeneral-regs-only), the long-mode code (stand/lm64.c) throughout.
+ * CR4.OSFXSR is set only where CPUID reports FXSR and SSE: elsewhere it
+ * faults. CR0: EM and TS off, MP on; CR4: OSFXSR, OSXMMEXCPT. Kernels set
+ * their own. Every processor runs this (application processors too).
  */
 sse_enable:
 	pushl	%ebx
@@ -174,7 +175,7 @@ sse_enable:
 	cmpl	$0x03000000, %edx
 	jne	1f
 	movl	%cr0, %eax
-	andl	$~0x4, %eax
+	andl	$~0xc, %eax		/* EM, TS */
 	orl	$0x2, %eax
 	movl	%eax, %cr0
 	movl	%cr4, %eax
@@ -190,8 +191,10 @@ sse_enable:
  * of 4 GiB), EFER.LME, CR0.PG, a far jump to CODE64; on the way back a
  * far return to CODE32, then paging, LME and CR4 as they were. xcr0 != 0:
  * CR4.OSXSAVE and XCR0 = xcr0 for the call (the YMM state, for AVX2),
- * XCR0 back to its reset value 1 before CR4 is restored. Interrupts stay
- * off throughout: nothing in between calls the BIOS.
+ * XCR0 back as it was (1, its reset value, where OSXSAVE was off) before
+ * CR4 is restored. R8-R15 are cleared before the way back: nothing of the
+ * call stays in them. Interrupts stay off throughout: nothing in between
+ * calls the BIOS.
  */
 	.globl	lm64_call
 lm64_call:
@@ -210,7 +213,14 @@ lm64_call:
 	orl	$0x20, %eax		/* PAE */
 	cmpl	$0, 36(%esp)
 	je	1f
-	orl	$0x40000, %eax		/* OSXSAVE */
+	movl	$1, lm64_xcr0_saved
+	testl	$0x40000, %ebp
+	jz	2f
+	xorl	%ecx, %ecx
+	xgetbv
+	movl	%eax, lm64_xcr0_saved
+2:	movl	%ebp, %eax
+	orl	$0x40020, %eax		/* PAE, OSXSAVE */
 	movl	%eax, %cr4
 	movl	36(%esp), %eax
 	xorl	%ecx, %ecx
@@ -236,6 +246,14 @@ lm64_enter:
 	andq	$-16, %rsp
 	call	*%rsi
 	movq	%rbx, %rsp
+	xorl	%r8d, %r8d
+	xorl	%r9d, %r9d
+	xorl	%r10d, %r10d
+	xorl	%r11d, %r11d
+	xorl	%r12d, %r12d
+	xorl	%r13d, %r13d
+	xorl	%r14d, %r14d
+	xorl	%r15d, %r15d
 	pushq	$CODE32
 	leaq	lm64_leave(%rip), %rcx
 	pushq	%rcx
@@ -253,7 +271,7 @@ lm64_leave:
 	movl	%cr4, %eax
 	testl	$0x40000, %eax
 	jz	1f
-	movl	$1, %eax		/* XCR0: x87 only, as at reset */
+	movl	lm64_xcr0_saved, %eax
 	xorl	%ecx, %ecx
 	xorl	%edx, %edx
 	xsetbv
@@ -269,6 +287,95 @@ lm64_leave:
 	popl	%ebx
 	popl	%ebp
 	ret
+
+/*
+ * Application processors (stand/longmode.c's stand_mp_*): a STARTUP IPI
+ * with vector AP_TRAMP >> 12 starts each at ap_trampoline, copied to
+ * AP_TRAMP, in real mode. It takes this stage's GDT into protected mode,
+ * a 16 KiB stack of its own (ap_stacks + 16 KiB * (index + 1); past
+ * ap_max it halts), SSE, then long mode as lm64_call enters it, and
+ * calls ap_entry(ap_arg) (stand/lm64.c), which never returns. The boot
+ * processor stops them all with an INIT IPI before anything frees this
+ * code or their stacks.
+ */
+	.code16
+	.globl	ap_trampoline, ap_trampoline_end
+ap_trampoline:
+	cli
+	xorw	%ax, %ax
+	movw	%ax, %ds
+	lgdtl	gdt_desc
+	movl	%cr0, %eax
+	orl	$1, %eax
+	movl	%eax, %cr0
+	ljmpl	$CODE32, $ap_pm
+ap_trampoline_end:
+
+	.code32
+ap_pm:
+	movw	$DATA32, %ax
+	movw	%ax, %ds
+	movw	%ax, %es
+	movw	%ax, %fs
+	movw	%ax, %gs
+	movw	%ax, %ss
+	movl	$1, %eax
+	lock xaddl %eax, ap_index
+	cmpl	ap_max, %eax
+	jae	ap_halt
+	incl	%eax
+	shll	$14, %eax
+	addl	ap_stacks, %eax
+	movl	%eax, %esp
+	call	sse_enable
+	movl	ap_cr3, %eax
+	movl	%eax, %cr3
+	movl	%cr4, %eax
+	orl	$0x20, %eax		/* PAE */
+	cmpl	$0, ap_xcr0
+	je	1f
+	orl	$0x40000, %eax		/* OSXSAVE */
+	movl	%eax, %cr4
+	movl	ap_xcr0, %eax
+	xorl	%ecx, %ecx
+	xorl	%edx, %edx
+	xsetbv
+	movl	%cr4, %eax
+1:	movl	%eax, %cr4
+	movl	$0xc0000080, %ecx	/* IA32_EFER */
+	rdmsr
+	orl	$0x100, %eax		/* LME */
+	wrmsr
+	movl	%cr0, %eax
+	orl	$0x80000000, %eax	/* PG */
+	movl	%eax, %cr0
+	ljmpl	$CODE64, $ap_long
+	.code64
+ap_long:
+	movl	%esp, %esp
+	andq	$-16, %rsp
+	movl	ap_arg(%rip), %edi
+	movl	ap_entry(%rip), %eax
+	call	*%rax
+2:	cli
+	hlt
+	jmp	2b
+	.code32
+ap_halt:
+	cli
+	hlt
+	jmp	ap_halt
+
+	.balign 4
+	.globl	ap_index, ap_max, ap_stacks, ap_cr3, ap_xcr0, ap_entry, ap_arg
+ap_index:	.long 0
+ap_max:		.long 0
+ap_stacks:	.long 0
+ap_cr3:		.long 0
+ap_xcr0:	.long 0
+ap_entry:	.long 0
+ap_arg:		.long 0
+lm64_xcr0_saved: .long 1
 
 /*
  * void bios_call(int intno, struct bios_regs *r)

@@ -82,6 +82,15 @@ if image "$T/v.img" "$T/k.kit" "$FB" "$T/cfg-v"; then
 	else
 		not_ok relinked-long-mode "status $rc: $(why)"
 	fi
+	# -cpu max: XSAVE and AVX2, so lm64_call sets XCR0 and the hash
+	# takes the AVX2 lanes.
+	boot "$T/v.img" 256 30 -cpu max
+	if [ $rc -eq 33 ] && has '^testkern: loader relinkboot relinked$' &&
+		has "^relinkboot: long mode: the kit's hash and inflate run as x86-64 code$"; then
+		ok relinked-long-mode-avx
+	else
+		not_ok relinked-long-mode-avx "status $rc: $(why)"
+	fi
 	boot "$T/v.img" 256 30 -cpu qemu64,lm=off
 	if [ $rc -eq 33 ] && has '^testkern: loader relinkboot relinked$' &&
 		! has '^relinkboot: long mode' && has '^relinkboot: phase verify '; then
@@ -91,6 +100,48 @@ if image "$T/v.img" "$T/k.kit" "$FB" "$T/cfg-v"; then
 	fi
 else
 	not_ok relinked-long-mode "mkimage: $(tail -n 1 "$T/mkimage.log")"
+fi
+
+# 1c. A kit in segments with two processors: the application processor
+# comes up in long mode to share its items (the hash, the segments; this
+# kit's are so small that the boot processor may take them all first:
+# test/linux and test/obsd-real boot the real kernels' kits with -smp 2);
+# with one processor the boot processor takes them all. Damaged, it falls
+# back after the hash. The kernel checks that low memory is clean, so an
+# AP still running the stage's code would show.
+if LINKKIT_SEGMENTS=4 "$LINKKIT" create -o "$T/seg.kit" -T stand/testkern.ld -P "$T/policy" \
+	"$T/k.o" >"$T/kit.log" 2>&1 && image "$T/seg.img" "$T/seg.kit" "$FB" "$T/cfg-v"; then
+	ap='^relinkboot: inflate: 5 items (the kit.s hash, segments), [0-5] of them by 1 application processor$'
+	boot "$T/seg.img" 256 30 -smp 2
+	if [ $rc -eq 33 ] && has '^testkern: loader relinkboot relinked$' && has "$ap" &&
+		has '^testkern: low memory clean$'; then
+		ok relinked-smp2-segments
+	else
+		not_ok relinked-smp2-segments "status $rc: $(why)"
+	fi
+	boot "$T/seg.img" 256 30 -smp 1
+	if [ $rc -eq 33 ] && has '^testkern: loader relinkboot relinked$' &&
+		! has 'application processor'; then
+		ok relinked-smp1-segments
+	else
+		not_ok relinked-smp1-segments "status $rc: $(why)"
+	fi
+	cp "$T/seg.kit" "$T/segbad.kit"
+	n=$(stat -c %s "$T/seg.kit")
+	printf '\xff\xff\xff\xff' | dd of="$T/segbad.kit" bs=1 seek=$((n / 2)) conv=notrunc status=none
+	if image "$T/segbad.img" "$T/segbad.kit" "$FB" "$T/cfg-v"; then
+		boot "$T/segbad.img" 256 30 -smp 2
+		if [ $rc -eq 33 ] && has '^relinkboot: fallback: .*KERNEL.KIT: BLAKE3 of the payload does not match the header' &&
+			has '^testkern: loader relinkboot fallback$'; then
+			ok fallback-smp2-segments
+		else
+			not_ok fallback-smp2-segments "status $rc: $(why)"
+		fi
+	else
+		not_ok fallback-smp2-segments "mkimage: $(tail -n 1 "$T/mkimage.log")"
+	fi
+else
+	not_ok relinked-smp2-segments "kit or image: $(tail -n 1 "$T/kit.log" "$T/mkimage.log" | tr '\n' ' ')"
 fi
 
 # 2. A kit whose zlib stream is damaged: hash mismatch -> fallback.

@@ -56,10 +56,11 @@ struct lk_boot_ops {
 	 * or -1 with one line. hdr: the bytes holding a Multiboot2 header. */
 	int (*settle)(struct lk_boot *b, struct lk_kernel *k, const void *hdr,
 		      lk_u64 hdr_size);
-	/* Optional: lk_kit_inflate / lk_link_write with more processors.
-	 * A stage's inflate gets the kit from lk_kit_open_unhashed and
-	 * must pass lk_kit_check_hash before it returns 0 (it hashes on
-	 * one processor while the others inflate). It may instead return
+	/* Optional: lk_kit_inflate / lk_link_write done by the stage (with
+	 * more processors, or the BIOS stage's in long mode). A stage's
+	 * inflate gets the kit from lk_kit_open_unhashed and must pass
+	 * lk_kit_check_hash before it returns 0 (it may hash on one
+	 * processor while the others inflate). It may instead return
 	 * LK_BOOT_INFLATE_EARLY once the hash is checked and the payload's
 	 * first lk_link_prefix bytes are in, the other processors still
 	 * inflating the rest: the flow then parses and lays out, and calls

@@ -76,7 +76,7 @@ static int lk_relink_read(struct lk_boot *b, struct lk_relink *r,
 			return -1;
 		lk_boot_phase(b, "signature");
 	}
-	/* A stage's own inflate hashes the kit as it inflates (boot.h). */
+	/* A stage's own inflate hashes the kit itself (boot.h). */
 	if (b->ops->inflate)
 		return lk_kit_open_unhashed(&b->host, r->kit, r->kit_size, name,
 					    kit) ? -1 : 0;

@@ -10,7 +10,7 @@
 # entry symbol made absolute 0, outside every section). Every kit boots under
 # SeaBIOS, three of them under OVMF too; two boots at a time. One more kit,
 # segshift (a segment index one byte off), must boot relinked under OVMF
-# with -smp 2 and say in one line why it was slow. Environment: B.
+# and SeaBIOS with -smp 2 and say in one line why it was slow. Environment: B.
 set -uo pipefail
 
 B=${B:-build}
@@ -24,7 +24,7 @@ uefi_kits=(zflip fuzz-1 entry0)
 names=()
 for k in "${kits[@]}"; do names+=("bios-hostile-$k"); done
 for k in "${uefi_kits[@]}"; do names+=("uefi-hostile-$k"); done
-names+=(uefi-smp2-segshift)
+names+=(uefi-smp2-segshift bios-smp2-segshift)
 . "$here/lib.sh"
 
 need=("$B/image/disk.img" "$B/efi/BOOTX64.EFI" "$B/demo/kernel.kit" "$B/demo/fallback.elf"
@@ -64,7 +64,7 @@ host_why() {
 jobs_list=()
 for k in "${kits[@]}"; do jobs_list+=("bios $k"); done
 for k in "${uefi_kits[@]}"; do jobs_list+=("uefi $k"); done
-jobs_list+=("uefi segshift --smp 2")
+jobs_list+=("uefi segshift --smp 2" "bios segshift --smp 2")
 for j in "${jobs_list[@]}"; do
 	set -- $j
 	"$boot" -f "$1" "${@:3}" --copy -t "$limit" -l "$work/$1-$2.log" "$work/$2.img" >"$work/$1-$2.result" 2>&1 &
@@ -101,10 +101,10 @@ entry0_why='\RELINK\KERNEL.KIT: '"entry symbol 'start' at 0x0 lies outside every
 # The segment index one byte off: refused by `linkkit verify`; the stage
 # inflates the stream whole, boots relinked and says so in one line.
 check_segshift() {
-	local name=uefi-smp2-segshift log=$work/uefi-segshift.log res c lines why=
+	local name=$1-smp2-segshift log=$work/$1-segshift.log res c lines why=
 	local want='relinkboot: warning: \RELINK\KERNEL.KIT: segment 1 does not match the stream: inflated it whole (slower)'
 	local host="linkkit: $work/segshift.kit: segment 1 does not match the stream (wrong segment index)"
-	res=$(cat "$work/uefi-segshift.result" 2>/dev/null)
+	res=$(cat "$work/$1-segshift.result" 2>/dev/null)
 	c=$(clean "$log" 2>/dev/null)
 	lines=$(grep -a 'segment .* does not match' <<<"$c")
 	if [ "$("$linkkit" verify "$work/segshift.kit" 2>&1)" != "$host" ]; then
@@ -120,4 +120,5 @@ check_segshift() {
 
 for k in "${kits[@]}"; do check bios "$k"; done
 for k in "${uefi_kits[@]}"; do check uefi "$k"; done
-check_segshift
+check_segshift uefi
+check_segshift bios
