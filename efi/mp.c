@@ -299,14 +299,8 @@ static int eb_inflate_whole(struct eb_state *s, const struct lk_kit *kit,
 			    const char *name, void *dst, lk_u64 size,
 			    lk_u32 bad)
 {
-	int rc = lk_kit_inflate(&s->boot.host, kit, name, dst, size);
-
-	if (rc == LK_OK)
-		lk_log(&s->boot.host, LK_LOG_WARN,
-		       "%s: segment %u does not match the stream: inflated "
-		       "it whole (slower)",
-		       name, bad);
-	return rc;
+	return lk_kit_inflate_again(&s->boot.host, kit, name, dst, size,
+				    lk_inflate_raw, bad);
 }
 
 /* The hash (item 0) and the segments of the payload's first

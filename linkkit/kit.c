@@ -224,6 +224,20 @@ int lk_kit_inflate_with(const struct lk_host *h, const struct lk_kit *kit,
 	return LK_OK;
 }
 
+int lk_kit_inflate_again(const struct lk_host *h, const struct lk_kit *kit,
+			 const char *name, void *dst, lk_u64 dst_size,
+			 lk_inflate_fn *inflate, lk_u32 bad)
+{
+	int rc = lk_kit_inflate_with(h, kit, name, dst, dst_size, inflate);
+
+	if (rc == LK_OK)
+		lk_log(h, LK_LOG_WARN,
+		       "%s: segment %u does not match the stream: inflated it "
+		       "whole (slower)",
+		       name, bad);
+	return rc;
+}
+
 /* Segment i's bounds in the stream [*z0, *z1) and payload [*o0, *o1). */
 static void lk_kit_bounds(const struct lk_kit *kit, lk_u32 i, lk_u64 *z0,
 			  lk_u64 *z1, lk_u64 *o0, lk_u64 *o1)

@@ -226,6 +226,12 @@ int lk_kit_inflate(const struct lk_host *h, const struct lk_kit *kit,
 int lk_kit_inflate_with(const struct lk_host *h, const struct lk_kit *kit,
 			const char *name, void *dst, lk_u64 dst_size,
 			lk_inflate_fn *inflate);
+/* After segment `bad` failed on some processor: the stream inflated
+ * whole (a stage's processors share the segments; the index may be off
+ * while the stream is right), with one warning when that works. */
+int lk_kit_inflate_again(const struct lk_host *h, const struct lk_kit *kit,
+			 const char *name, void *dst, lk_u64 dst_size,
+			 lk_inflate_fn *inflate, lk_u32 bad);
 /* Segment i (< kit->nseg) of a split stream into its place in dst (the
  * payload buffer, payload_size bytes). No logging, no allocation, no
  * shared state: meant to run on several processors at once, each with

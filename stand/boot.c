@@ -23,10 +23,11 @@ static void stand_give_up(struct lk_boot *b)
 	stand_halt("nothing to boot");
 }
 
-/* Everything is freed as it goes; the heap holds nothing else. */
+/* Everything is freed as it goes; the heap holds nothing else but the
+ * application processors' stacks, when a failed relink left them up. */
 static void stand_release(struct lk_boot *b)
 {
-	(void)b;
+	stand_mp_stop(b);
 }
 
 /* The boot drive, whole, for the OpenBSD root. */
@@ -79,6 +80,7 @@ static const struct lk_boot_ops stand_ops = {
 	.console = stand_console,
 	.place = stand_place,
 	.inflate = stand_inflate,
+	.write = stand_mp_write,
 	.place_any = stand_place_any,
 	.settle = stand_settle,
 	.print = stand_print_line,

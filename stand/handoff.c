@@ -237,6 +237,7 @@ void stand_enter_kernel(struct lk_boot *b, const struct lk_kernel *k)
 	void *info;
 	lk_u32 cr3 = 0;
 
+	stand_mp_stop(b); /* no processor but this one runs the stage */
 	/* Kept for the kernel: from the heap itself, not host.alloc. */
 	map = heap_alloc(&s->heap, sizeof(*map) * (e820_count + 1));
 	info = heap_alloc(&s->heap, INFO_CAP);

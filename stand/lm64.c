@@ -83,16 +83,12 @@ static void lm64_mp_run(struct lm64_mp *mp)
 		__builtin_ia32_pause();
 }
 
-static __attribute__((noreturn)) void lm64_ap(struct lm64_mp *mp)
+static void lm64_mp_take(struct lm64_mp *mp)
 {
-	__atomic_fetch_add(&mp->aps, 1, __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&mp->gen, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
 	while (lm64_mp_item(mp, 1))
 		;
-	lm64_wipe_vectors();
-	for (;;)
-		__builtin_ia32_pause(); /* until the INIT IPI */
 }
 
 __attribute__((section(".text.lm64_entry"))) int lm64_main(struct lm64_call *c)
@@ -113,8 +109,9 @@ __attribute__((section(".text.lm64_entry"))) int lm64_main(struct lm64_call *c)
 	} else if (c->op == LM64_MP) {
 		lm64_mp_run(lm64_ptr(c->src));
 		rc = LK_OK;
-	} else if (c->op == LM64_AP) {
-		lm64_ap(lm64_ptr(c->src));
+	} else if (c->op == LM64_MP_TAKE) {
+		lm64_mp_take(lm64_ptr(c->src));
+		rc = LK_OK;
 	}
 	/* The i386 side never saves vector state: leave none behind (the
 	 * YMM upper halves too, where stand/start.S enabled them). */

@@ -12,10 +12,11 @@
 enum {
 	LM64_HASH = 1,	  /* lk_kit_hash_bytes(flags, src, src_size, dst) */
 	LM64_INFLATE = 2, /* lk_inflate_raw(src, src_size, dst, dst_size) */
-	LM64_MP = 3,	  /* the job at src (struct lm64_mp), items shared
-			     with the application processors */
-	LM64_AP = 4,	  /* an application processor: takes items of the
-			     jobs at src, never returns */
+	LM64_MP = 3,	  /* the boot processor's part of the job at src
+			     (struct lm64_mp): items until none is left,
+			     then waits for the others' */
+	LM64_MP_TAKE = 4, /* an application processor's: items of the job
+			     at src until none is left */
 };
 
 struct lm64_call {
@@ -41,8 +42,9 @@ struct lm64_kit {
 
 /*
  * The inflate shared among processors, as efi/mp.c shares it: item 0 is
- * the kit's hash, item i > 0 segment i - 1. gen != 0 posts the job (once
- * per boot: the boot processor stops the others right after it).
+ * the kit's hash, item i > 0 segment i - 1. stand/mp.c posts it to the
+ * application processors (which count themselves in aps as they come
+ * up); gen != 0 lets them start on it.
  */
 struct lm64_mp {
 	lk_u32 gen;

@@ -84,13 +84,6 @@ int stand_lm64_run(struct lm64_call *c)
 			 (lk_u32)(lk_uptr)lm64_tables, lm64_xcr0);
 }
 
-void stand_lm64_ap_setup(lk_u32 *cr3, lk_u32 *xcr0, lk_u32 *entry)
-{
-	*cr3 = (lk_u32)(lk_uptr)lm64_tables;
-	*xcr0 = lm64_xcr0;
-	*entry = (lk_u32)(lk_uptr)lm64_blob;
-}
-
 static int lm64_inflate(const void *src, lk_size src_len, void *dst,
 			lk_size dst_len, lk_size *out_len, lk_size *src_used)
 {

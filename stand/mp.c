@@ -1,12 +1,14 @@
 /*
  * The application processors of the BIOS stage. Sent INIT early (so the
- * STARTUP IPI needs no wait later), they are started when a segmented
- * kit is to be inflated and share its items with the boot processor in
- * long mode (stand/lm64.c), as the UEFI stage's processors share them
- * through MP Services (efi/mp.c); an INIT IPI stops them again as soon as
- * the payload is in, before anything frees their code or stacks. Without
- * a MADT listing more than one processor, an xAPIC (x2APIC mode, no APIC)
- * or long mode, the boot processor does it all, as before.
+ * STARTUP IPI needs no wait later), they are started for a kit in
+ * segments and wait in stand_ap_main for jobs, as the UEFI stage's
+ * processors take them from MP Services (efi/mp.c): the kit's hash and
+ * segments (in long mode, stand/lm64.c), then parts of the image
+ * (lk_link_write_part, i386). INIT IPIs stop them again once the image is
+ * written, or on any way out before (release, enter), before anything
+ * frees their code or stacks. Without a MADT listing more than one
+ * processor, an xAPIC (x2APIC mode, no APIC) or long mode, the boot
+ * processor does it all, as before.
  */
 #include "bios.h"
 #include "lm64.h"
@@ -17,26 +19,42 @@
 #define AP_MAX 15u	 /* more processors halt in the trampoline */
 #define APIC_ICR_LO (0x300 / 4)
 #define APIC_ICR_HI (0x310 / 4)
-#define ICR_OTHERS 0xc0000u   /* shorthand: all excluding self */
-#define ICR_INIT 0x4500u      /* INIT, level assert */
-#define ICR_STARTUP 0x4600u   /* STARTUP, vector in bits 0-7 */
+#define ICR_OTHERS 0xc0000u /* shorthand: all excluding self */
+#define ICR_INIT 0x4500u    /* INIT, level assert */
+#define ICR_STARTUP 0x4600u /* STARTUP, vector in bits 0-7 */
 #define ICR_PENDING 0x1000u
+#define PARTS_PER_CPU 16 /* as efi/mp.c: one slow processor holds up little */
+
+enum { MP_NONE, MP_INFLATE, MP_WRITE };
 
 extern const lk_u8 ap_trampoline[], ap_trampoline_end[];
-extern lk_u32 ap_index, ap_max, ap_stacks, ap_cr3, ap_xcr0, ap_entry, ap_arg;
+extern lk_u32 ap_index, ap_max, ap_stacks;
 
-static volatile lk_u32 *mp_apic; /* the xAPIC's registers; 0: no MP */
-static lk_u32 mp_aps;		 /* application processors (the MADT's) */
+/* The image's parts, taken by every processor (efi/mp.c's write job). */
+struct mp_write {
+	const struct lk_link *L;
+	void *dst;
+	struct lk_write_split ws;
+	lk_u32 next, nerr, by_ap;
+	lk_u8 done[LK_WRITE_MAX_PARTS];
+};
+
+static struct {
+	volatile lk_u32 *apic; /* the xAPIC's registers; 0: no MP */
+	lk_u32 aps;	       /* application processors (the MADT's) */
+	void *stacks;	       /* while they run */
+	lk_u32 gen, kind;      /* the posted job */
+} mp;
 static struct lm64_mp mp_job;
-static struct lm64_call mp_ap_call;
+static struct mp_write mp_wr;
 
 static void mp_ipi(lk_u32 icr)
 {
 	lk_u32 n;
 
-	mp_apic[APIC_ICR_HI] = 0;
-	mp_apic[APIC_ICR_LO] = icr;
-	for (n = 0; (mp_apic[APIC_ICR_LO] & ICR_PENDING) && n < 1000000; n++)
+	mp.apic[APIC_ICR_HI] = 0;
+	mp.apic[APIC_ICR_LO] = icr;
+	for (n = 0; (mp.apic[APIC_ICR_LO] & ICR_PENDING) && n < 1000000; n++)
 		__builtin_ia32_pause();
 }
 
@@ -61,46 +79,103 @@ void stand_mp_init(void)
 
 	if (!stand_lm64_usable() || (cpus = acpi_count_cpus()) < 2)
 		return;
-	mp_apic = mp_find_apic();
-	if (!mp_apic)
+	mp.apic = mp_find_apic();
+	if (!mp.apic)
 		return;
-	mp_aps = cpus - 1 < AP_MAX ? cpus - 1 : AP_MAX;
+	mp.aps = cpus - 1 < AP_MAX ? cpus - 1 : AP_MAX;
 	mp_ipi(ICR_OTHERS | ICR_INIT);
+}
+
+/* Parts below limit, in order (efi/mp.c's eb_job_run_below). */
+static void mp_write_parts(lk_u32 limit, int ap)
+{
+	struct mp_write *w = &mp_wr;
+	lk_u32 k = __atomic_load_n(&w->next, __ATOMIC_RELAXED);
+
+	while (k < limit) {
+		if (!__atomic_compare_exchange_n(&w->next, &k, k + 1, 0,
+						 __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+			continue;
+		__atomic_fetch_add(&w->nerr,
+				   lk_link_write_part(w->L, w->dst, &w->ws, k),
+				   __ATOMIC_RELAXED);
+		if (ap)
+			__atomic_fetch_add(&w->by_ap, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->done[k], 1, __ATOMIC_RELEASE);
+		k = __atomic_load_n(&w->next, __ATOMIC_RELAXED);
+	}
+}
+
+/* An application processor, on its own stack (stand/start.S): counts
+ * itself in, then takes each posted job's items until the INIT IPI. */
+void stand_ap_main(void)
+{
+	struct lm64_call c = { 0 };
+	lk_u32 seen = 0, g;
+
+	__atomic_fetch_add(&mp_job.aps, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		while ((g = __atomic_load_n(&mp.gen, __ATOMIC_ACQUIRE)) == seen)
+			__builtin_ia32_pause();
+		seen = g;
+		if (mp.kind == MP_INFLATE) {
+			c.op = LM64_MP_TAKE;
+			c.src = (lk_uptr)&mp_job;
+			stand_lm64_run(&c);
+		} else if (mp.kind == MP_WRITE) {
+			mp_write_parts(mp_wr.ws.nparts, 1);
+		}
+	}
+}
+
+static void mp_post(lk_u32 kind)
+{
+	mp.kind = kind;
+	__atomic_fetch_add(&mp.gen, 1, __ATOMIC_RELEASE);
 }
 
 /* STARTUP twice, as the MP specification has it; a processor already
  * running ignores the second. */
-static void mp_start(struct lk_boot *b, void *stacks)
+static int mp_start(struct lk_boot *b)
 {
+	mp.stacks = heap_alloc(&stand_of(b)->heap, AP_MAX * AP_STACK);
+	if (!mp.stacks)
+		return -1;
 	lk_memcpy((void *)(lk_uptr)AP_TRAMP, ap_trampoline,
 		  (lk_size)(ap_trampoline_end - ap_trampoline));
 	ap_index = 0;
 	ap_max = AP_MAX;
-	ap_stacks = (lk_u32)(lk_uptr)stacks;
-	stand_lm64_ap_setup(&ap_cr3, &ap_xcr0, &ap_entry);
-	mp_ap_call.op = LM64_AP;
-	mp_ap_call.src = (lk_uptr)&mp_job;
-	ap_arg = (lk_u32)(lk_uptr)&mp_ap_call;
+	ap_stacks = (lk_u32)(lk_uptr)mp.stacks;
 	mp_ipi(ICR_OTHERS | ICR_STARTUP | (AP_TRAMP >> 12));
 	stand_delay_us(b, 200);
 	mp_ipi(ICR_OTHERS | ICR_STARTUP | (AP_TRAMP >> 12));
+	return 0;
 }
 
-/* INIT: every application processor waits for a STARTUP again, as the
- * kernel expects them; then their stacks and code go. Twice, 1 ms apart:
- * a processor that had not yet taken its STARTUP when the first came
- * may take it after (QEMU orders them so), and the second stops it. */
-static void mp_stop(struct lk_boot *b, struct stand *s, void *stacks)
+/*
+ * INIT: every application processor waits for a STARTUP again, as the
+ * kernel expects them; then their stacks (which held parts of the
+ * layout) and code go. Twice, 1 ms apart: a processor that had not yet
+ * taken its STARTUP when the first came may take it after (QEMU orders
+ * them so), and the second stops it. Once the APs are done with a job.
+ */
+void stand_mp_stop(struct lk_boot *b)
 {
+	if (!mp.stacks)
+		return;
 	mp_ipi(ICR_OTHERS | ICR_INIT);
 	stand_delay_us(b, 1000);
 	mp_ipi(ICR_OTHERS | ICR_INIT);
-	heap_free(&s->heap, stacks, AP_MAX * AP_STACK);
+	heap_free(&stand_of(b)->heap, mp.stacks, AP_MAX * AP_STACK);
+	mp.stacks = LK_NULL;
 	lk_wipe((void *)(lk_uptr)AP_TRAMP,
 		(lk_size)(ap_trampoline_end - ap_trampoline));
+	lk_wipe(&mp_wr, sizeof(mp_wr));
 }
 
-static void mp_post(const struct lk_kit *kit, void *dst)
+/* Filled before the first STARTUP: the APs count themselves in it. */
+static void mp_inflate_fill(const struct lk_kit *kit, void *dst)
 {
 	struct lm64_kit *k = &mp_job.kit;
 
@@ -115,53 +190,110 @@ static void mp_post(const struct lk_kit *kit, void *dst)
 	k->nseg = kit->nseg;
 	mp_job.dst = (lk_uptr)dst;
 	mp_job.n = kit->nseg + 1;
-	mp_job.want = mp_aps;
+	mp_job.want = mp.aps;
+}
+
+static void mp_report(struct lk_boot *b, const char *what, lk_u32 n,
+		      const char *items, lk_u32 by_ap, lk_u32 aps)
+{
+	if (b->cfg.verbose >= 1 && aps)
+		lk_boot_print(b, "%s: %u %s, %u of them by %u application "
+				 "processor%s",
+			      what, n, items, by_ap, aps, aps == 1 ? "" : "s");
+}
+
+/* The items' outcome: the hash first, then a segment that failed gets
+ * the stream inflated whole. */
+static int mp_inflate_check(struct lk_boot *b, const struct lk_kit *kit,
+			    const char *name, void *dst, lk_u64 size,
+			    lk_inflate_fn *inflate)
+{
+	lk_u32 i;
+
+	if (lk_kit_check_hash(&b->host, kit, name, mp_job.sum))
+		return LK_ERR_HASH;
+	for (i = 1; i < mp_job.n; i++)
+		if (mp_job.state[i] != 1)
+			return lk_kit_inflate_again(&b->host, kit, name, dst,
+						    size, inflate, i - 1);
+	return LK_OK;
 }
 
 /*
  * The kit's hash and segments on every processor; -1 when this cannot
  * share them (one segment, no APIC, no memory for the stacks): then the
- * caller does it all. Otherwise an LK_ERR_* code, the hash checked first;
- * a segment that failed gets the stream inflated whole (by inflate).
+ * caller does it all. Otherwise an LK_ERR_* code, the hash checked
+ * first. The APs stay up for the write (stand_mp_write) unless this
+ * fails.
  */
 int stand_mp_inflate(struct lk_boot *b, const struct lk_kit *kit,
 		     const char *name, void *dst, lk_u64 size,
 		     lk_inflate_fn *inflate)
 {
-	struct stand *s = stand_of(b);
 	struct lm64_call c = { 0 };
-	void *stacks;
-	lk_u32 i, aps, by_ap;
+	int rc;
 
-	if (!mp_apic || kit->nseg < 2 || kit->nseg + 1 > LM64_MP_ITEMS ||
-	    !(stacks = heap_alloc(&s->heap, AP_MAX * AP_STACK)))
+	if (!mp.apic || mp.stacks || kit->nseg < 2 ||
+	    kit->nseg + 1 > LM64_MP_ITEMS)
 		return -1;
-	mp_post(kit, dst);
-	mp_start(b, stacks);
+	mp_inflate_fill(kit, dst);
+	if (mp_start(b))
+		return -1;
+	mp_post(MP_INFLATE);
 	c.op = LM64_MP;
 	c.src = (lk_uptr)&mp_job;
 	stand_lm64_run(&c);
-	/* Counted before the INIT: one that restarts in between (mp_stop)
-	 * arrives twice. */
-	aps = __atomic_load_n(&mp_job.aps, __ATOMIC_ACQUIRE);
-	by_ap = mp_job.by_ap;
-	mp_stop(b, s, stacks);
-	if (b->cfg.verbose >= 1 && aps)
-		lk_boot_print(b, "inflate: %u items (the kit's hash, segments), "
-				 "%u of them by %u application processor%s",
-			      mp_job.n, by_ap, aps, aps == 1 ? "" : "s");
-	if (lk_kit_check_hash(&b->host, kit, name, mp_job.sum))
-		return LK_ERR_HASH;
-	for (i = 1; i < mp_job.n; i++)
-		if (mp_job.state[i] != 1) {
-			int rc = lk_kit_inflate_with(&b->host, kit, name, dst,
-						     size, inflate);
-			if (rc == LK_OK)
-				lk_log(&b->host, LK_LOG_WARN,
-				       "%s: segment %u does not match the "
-				       "stream: inflated it whole (slower)",
-				       name, i - 1);
-			return rc;
-		}
-	return LK_OK;
+	mp_report(b, "inflate", mp_job.n, "items (the kit's hash, segments)",
+		  mp_job.by_ap, __atomic_load_n(&mp_job.aps, __ATOMIC_ACQUIRE));
+	rc = mp_inflate_check(b, kit, name, dst, size, inflate);
+	if (rc)
+		stand_mp_stop(b);
+	return rc;
+}
+
+/* Waits until parts [0, n) are written. */
+static void mp_write_wait(lk_u32 n)
+{
+	lk_u32 k;
+
+	for (k = 0; k < n; k++)
+		while (!__atomic_load_n(&mp_wr.done[k], __ATOMIC_ACQUIRE))
+			__builtin_ia32_pause();
+}
+
+/* The stage's write: parts on every processor while this one writes the
+ * sections (efi/mp.c's eb_write_image), then the APs are stopped. */
+int stand_mp_write(struct lk_boot *b, struct lk_link *L, void *dst,
+		   struct lk_rng *rng)
+{
+	struct mp_write *w = &mp_wr;
+	lk_u32 aps = __atomic_load_n(&mp_job.aps, __ATOMIC_ACQUIRE);
+	lk_u32 n = PARTS_PER_CPU * (aps + 1);
+	int rc;
+
+	if (!mp.stacks || !aps) {
+		stand_mp_stop(b);
+		return lk_link_write(L, dst, rng);
+	}
+	lk_memset(w, 0, sizeof(*w));
+	w->L = L;
+	w->dst = dst;
+	if (lk_link_write_begin(L, n < LK_WRITE_MAX_PARTS ? n : LK_WRITE_MAX_PARTS,
+				&w->ws)) {
+		stand_mp_stop(b);
+		return LK_ERR_LINK;
+	}
+	mp_post(MP_WRITE);
+	lk_link_write_sections(L, dst, rng, &w->ws);
+	if (w->ws.nfirst) {
+		mp_write_parts(w->ws.nfirst, 0);
+		mp_write_wait(w->ws.nfirst);
+		lk_link_write_sort(L, dst, &w->ws);
+	}
+	mp_write_parts(w->ws.nparts, 0);
+	mp_write_wait(w->ws.nparts);
+	rc = lk_link_write_end(L, dst, &w->ws, w->nerr);
+	mp_report(b, "write", w->ws.nparts, "parts", w->by_ap, aps);
+	stand_mp_stop(b);
+	return rc;
 }

@@ -67,12 +67,15 @@ lk_u32 stand_identity_4g(void *tables);
 struct lm64_call;
 int stand_lm64_usable(void);
 int stand_lm64_run(struct lm64_call *c);
-/* What an application processor's trip to long mode needs (start.S). */
-void stand_lm64_ap_setup(lk_u32 *cr3, lk_u32 *xcr0, lk_u32 *entry);
-/* mp.c: the application processors (INIT at start, then the inflate). */
+/* mp.c: the application processors (INIT at start; up for the inflate
+ * and the write, stopped after it or by stand_mp_stop on any way out). */
 void stand_mp_init(void);
 int stand_mp_inflate(struct lk_boot *b, const struct lk_kit *kit,
 		     const char *name, void *dst, lk_u64 size,
 		     lk_inflate_fn *inflate);
+int stand_mp_write(struct lk_boot *b, struct lk_link *L, void *dst,
+		   struct lk_rng *rng);
+void stand_mp_stop(struct lk_boot *b);
+void stand_ap_main(void);
 
 #endif

@@ -204,25 +204,25 @@ lm64_call:
 	pushl	%edi
 	pushfl
 	cli
-	movl	24(%esp), %esi		/* entry */
-	movl	28(%esp), %edi		/* arg */
-	movl	32(%esp), %eax
+	pushl	$1			/* XCR0 to restore (per processor) */
+	movl	28(%esp), %esi		/* entry */
+	movl	32(%esp), %edi		/* arg */
+	movl	36(%esp), %eax
 	movl	%eax, %cr3
 	movl	%cr4, %ebp		/* restored on the way back */
 	movl	%ebp, %eax
 	orl	$0x20, %eax		/* PAE */
-	cmpl	$0, 36(%esp)
+	cmpl	$0, 40(%esp)
 	je	1f
-	movl	$1, lm64_xcr0_saved
 	testl	$0x40000, %ebp
 	jz	2f
 	xorl	%ecx, %ecx
 	xgetbv
-	movl	%eax, lm64_xcr0_saved
+	movl	%eax, (%esp)
 2:	movl	%ebp, %eax
 	orl	$0x40020, %eax		/* PAE, OSXSAVE */
 	movl	%eax, %cr4
-	movl	36(%esp), %eax
+	movl	40(%esp), %eax
 	xorl	%ecx, %ecx
 	xorl	%edx, %edx
 	xsetbv
@@ -271,7 +271,7 @@ lm64_leave:
 	movl	%cr4, %eax
 	testl	$0x40000, %eax
 	jz	1f
-	movl	lm64_xcr0_saved, %eax
+	movl	(%esp), %eax
 	xorl	%ecx, %ecx
 	xorl	%edx, %edx
 	xsetbv
@@ -281,6 +281,7 @@ lm64_leave:
 	movw	%ax, %es
 	movw	%ax, %ss
 	movl	%esi, %eax
+	addl	$4, %esp
 	popfl
 	popl	%edi
 	popl	%esi
@@ -289,13 +290,12 @@ lm64_leave:
 	ret
 
 /*
- * Application processors (stand/longmode.c's stand_mp_*): a STARTUP IPI
- * with vector AP_TRAMP >> 12 starts each at ap_trampoline, copied to
- * AP_TRAMP, in real mode. It takes this stage's GDT into protected mode,
- * a 16 KiB stack of its own (ap_stacks + 16 KiB * (index + 1); past
- * ap_max it halts), SSE, then long mode as lm64_call enters it, and
- * calls ap_entry(ap_arg) (stand/lm64.c), which never returns. The boot
- * processor stops them all with an INIT IPI before anything frees this
+ * Application processors (stand/mp.c): a STARTUP IPI with vector
+ * AP_TRAMP >> 12 starts each at ap_trampoline, copied to AP_TRAMP, in
+ * real mode. It takes this stage's GDT into protected mode, a 16 KiB
+ * stack of its own (ap_stacks + 16 KiB * (index + 1); past ap_max it
+ * halts), SSE, and calls stand_ap_main, which never returns. The boot
+ * processor stops them all with INIT IPIs before anything frees this
  * code or their stacks.
  */
 	.code16
@@ -327,55 +327,19 @@ ap_pm:
 	shll	$14, %eax
 	addl	ap_stacks, %eax
 	movl	%eax, %esp
+	cld
 	call	sse_enable
-	movl	ap_cr3, %eax
-	movl	%eax, %cr3
-	movl	%cr4, %eax
-	orl	$0x20, %eax		/* PAE */
-	cmpl	$0, ap_xcr0
-	je	1f
-	orl	$0x40000, %eax		/* OSXSAVE */
-	movl	%eax, %cr4
-	movl	ap_xcr0, %eax
-	xorl	%ecx, %ecx
-	xorl	%edx, %edx
-	xsetbv
-	movl	%cr4, %eax
-1:	movl	%eax, %cr4
-	movl	$0xc0000080, %ecx	/* IA32_EFER */
-	rdmsr
-	orl	$0x100, %eax		/* LME */
-	wrmsr
-	movl	%cr0, %eax
-	orl	$0x80000000, %eax	/* PG */
-	movl	%eax, %cr0
-	ljmpl	$CODE64, $ap_long
-	.code64
-ap_long:
-	movl	%esp, %esp
-	andq	$-16, %rsp
-	movl	ap_arg(%rip), %edi
-	movl	ap_entry(%rip), %eax
-	call	*%rax
-2:	cli
-	hlt
-	jmp	2b
-	.code32
+	call	stand_ap_main
 ap_halt:
 	cli
 	hlt
 	jmp	ap_halt
 
 	.balign 4
-	.globl	ap_index, ap_max, ap_stacks, ap_cr3, ap_xcr0, ap_entry, ap_arg
+	.globl	ap_index, ap_max, ap_stacks
 ap_index:	.long 0
 ap_max:		.long 0
 ap_stacks:	.long 0
-ap_cr3:		.long 0
-ap_xcr0:	.long 0
-ap_entry:	.long 0
-ap_arg:		.long 0
-lm64_xcr0_saved: .long 1
 
 /*
  * void bios_call(int intno, struct bios_regs *r)

@@ -103,18 +103,20 @@ else
 fi
 
 # 1c. A kit in segments with two processors: the application processor
-# comes up in long mode to share its items (the hash, the segments; this
-# kit's are so small that the boot processor may take them all first:
-# test/linux and test/obsd-real boot the real kernels' kits with -smp 2);
+# comes up to share its items (the hash, the segments, in long mode) and
+# the image's parts (this kit's are so small that the boot processor may
+# take them all first: test/linux and test/obsd-real boot the real
+# kernels' kits with -smp 2);
 # with one processor the boot processor takes them all. Damaged, it falls
 # back after the hash. The kernel checks that low memory is clean, so an
 # AP still running the stage's code would show.
 if LINKKIT_SEGMENTS=4 "$LINKKIT" create -o "$T/seg.kit" -T stand/testkern.ld -P "$T/policy" \
 	"$T/k.o" >"$T/kit.log" 2>&1 && image "$T/seg.img" "$T/seg.kit" "$FB" "$T/cfg-v"; then
 	ap='^relinkboot: inflate: 5 items (the kit.s hash, segments), [0-5] of them by 1 application processor$'
+	wp='^relinkboot: write: [0-9]+ parts, [0-9]+ of them by 1 application processor$'
 	boot "$T/seg.img" 256 30 -smp 2
 	if [ $rc -eq 33 ] && has '^testkern: loader relinkboot relinked$' && has "$ap" &&
-		has '^testkern: low memory clean$'; then
+		grep -qE -- "$wp" "$T/log.txt" && has '^testkern: low memory clean$'; then
 		ok relinked-smp2-segments
 	else
 		not_ok relinked-smp2-segments "status $rc: $(why)"
