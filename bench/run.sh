@@ -71,9 +71,17 @@ one_cpu_table() {
 		"$(phase "$bios" parse | cut -d' ' -f1)" "$(phase "$bios" place | cut -d' ' -f1)" \
 		"$(phase "$bios" write-1cpu | cut -d' ' -f1)")
 	items=$(phase "$out" inflate-items | cut -d' ' -f1)
-	mp=
+	mp= mpo=
 	[ -n "$items" ] && mp=$(sum_ms "$items" "$(phase "$bios" parse | cut -d' ' -f1)" \
 		"$(phase "$bios" place | cut -d' ' -f1)" "$(phase "$bios" write | cut -d' ' -f1)")
+	# The stage parses and lays out on the boot processor while the
+	# others inflate the contents (as the UEFI stage: the bench's inflate
+	# phase, x86-64 parse and place inside), in its i386 code: that
+	# phase plus what i386 adds to parse and place, plus the i386 write.
+	[ -n "$items" ] && [ "$(kv "$out" parse_place_in_inflate)" = 1 ] &&
+		mpo=$(sum_ms "$(phase "$out" inflate | cut -d' ' -f1)" "$(phase "$bios" parse | cut -d' ' -f1)" \
+			"$(phase "$bios" place | cut -d' ' -f1)" "-$(phase "$out" parse | cut -d' ' -f1)" \
+			"-$(phase "$out" place | cut -d' ' -f1)" "$(phase "$bios" write | cut -d' ' -f1)")
 	echo
 	echo "One processor (issue 28): the BIOS stage as it runs on an x86-64 CPU (hash and inflate in long mode," \
 		"x86-64 objects, kit hash $(kv "$out" kit_hash); link with its i386 objects, \`bench-bios\`: -m32, -mgeneral-regs-only)," \
@@ -88,7 +96,8 @@ one_cpu_table() {
 		echo "| $p | $(phase "$bios" $p | cut -d' ' -f1) | $(phase "$bios" $p | cut -d' ' -f1) | $(phase "$bios" $p | cut -d' ' -f1) | $(phase "$out" $p | cut -d' ' -f1) |"
 	done
 	echo "| write | $(phase "$bios" write | cut -d' ' -f1) | $(phase "$bios" write-1cpu | cut -d' ' -f1) | $(phase "$bios" write-1cpu | cut -d' ' -f1) | $(phase "$out" write-1cpu | cut -d' ' -f1) |"
-	echo "| relink | $mp | $lm | $(kv "$bios" relink_1cpu_ms) | $(kv "$out" relink_1cpu_ms) |"
+	echo "| relink (parse and place after the inflate) | $mp | $lm | $(kv "$bios" relink_1cpu_ms) | $(kv "$out" relink_1cpu_ms) |"
+	[ -n "$mpo" ] && echo "| relink, parse and place beside the inflate, as the stage runs them (estimate, see bench/run.sh) | $mpo | | | |"
 	echo
 	echo "| target (issue 28) | measured | verdict |"
 	echo "|---|---:|---|"
@@ -105,9 +114,9 @@ one_cpu_table() {
 		echo "| same, the UEFI stage's x86-64 objects on one CPU (per-run pairs) | $r x | $(verdict "$r" lt 1.0001) |"
 		r=$(kv "$out" relink_over_gunzip_median)
 		echo "| two-processor relink <= 0.6x libdeflate (the UEFI stage; per-run pairs) | $r x | $(verdict "$r" lt 0.6001) |"
-		if [ -n "$gzms" ] && [ -n "$mp" ]; then
-			r=$(ratio "$mp" "$gzms")
-			echo "| same, the BIOS stage on $(kv "$out" inflate_threads) processors (medians) | $r x | $(verdict "$r" lt 0.6001) |"
+		if [ -n "$gzms" ] && [ -n "$mpo" ]; then
+			r=$(ratio "$mpo" "$gzms")
+			echo "| same, the BIOS stage on $(kv "$out" inflate_threads) processors (medians; estimate above) | $r x | $(verdict "$r" lt 0.6001) |"
 		fi
 		r=$(kv "$out" kit_over_gz)
 		echo "| kit <= 1.0x the gzip -9 prelinked kernel | $r x | $(verdict "$r" lt 1.0001) |"

@@ -80,6 +80,7 @@ static const struct lk_boot_ops stand_ops = {
 	.console = stand_console,
 	.place = stand_place,
 	.inflate = stand_inflate,
+	.inflate_rest = stand_mp_inflate_rest,
 	.write = stand_mp_write,
 	.place_any = stand_place_any,
 	.settle = stand_settle,

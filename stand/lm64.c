@@ -65,11 +65,11 @@ static int lm64_mp_item(struct lm64_mp *mp, int ap)
 	return 1;
 }
 
-/* The boot processor: items until none is left, then the others'. The
- * application processors are given up to 2^27 TSC ticks (~50 ms; they
- * take microseconds) to arrive first, so that each takes a share from
- * the start; one that comes late still takes what is left. */
-static void lm64_mp_run(struct lm64_mp *mp)
+/* The boot processor opens the job. The application processors are
+ * given up to 2^27 TSC ticks (~50 ms; they take microseconds) to arrive
+ * first, so that each takes a share from the start; one that comes late
+ * still takes what is left. */
+static void lm64_mp_start(struct lm64_mp *mp)
 {
 	lk_u64 t0 = __builtin_ia32_rdtsc();
 
@@ -77,6 +77,12 @@ static void lm64_mp_run(struct lm64_mp *mp)
 	       __builtin_ia32_rdtsc() - t0 < (1ull << 27))
 		__builtin_ia32_pause();
 	__atomic_store_n(&mp->gen, 1, __ATOMIC_RELEASE);
+}
+
+/* The boot processor's rest: items until none is left, then the
+ * others'. */
+static void lm64_mp_finish(struct lm64_mp *mp)
+{
 	while (lm64_mp_item(mp, 0))
 		;
 	while (__atomic_load_n(&mp->done, __ATOMIC_ACQUIRE) < mp->n)
@@ -106,8 +112,13 @@ __attribute__((section(".text.lm64_entry"))) int lm64_main(struct lm64_call *c)
 				    &got, &used);
 		c->out_len = got;
 		c->src_used = used;
-	} else if (c->op == LM64_MP) {
-		lm64_mp_run(lm64_ptr(c->src));
+	} else if (c->op == LM64_MP_START) {
+		lm64_mp_start(lm64_ptr(c->src));
+		rc = LK_OK;
+	} else if (c->op == LM64_MP_ONE) {
+		rc = lm64_mp_item(lm64_ptr(c->src), 0);
+	} else if (c->op == LM64_MP_FINISH) {
+		lm64_mp_finish(lm64_ptr(c->src));
 		rc = LK_OK;
 	} else if (c->op == LM64_MP_TAKE) {
 		lm64_mp_take(lm64_ptr(c->src));

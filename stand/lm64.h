@@ -12,11 +12,13 @@
 enum {
 	LM64_HASH = 1,	  /* lk_kit_hash_bytes(flags, src, src_size, dst) */
 	LM64_INFLATE = 2, /* lk_inflate_raw(src, src_size, dst, dst_size) */
-	LM64_MP = 3,	  /* the boot processor's part of the job at src
-			     (struct lm64_mp): items until none is left,
-			     then waits for the others' */
-	LM64_MP_TAKE = 4, /* an application processor's: items of the job
-			     at src until none is left */
+	/* The job at src (struct lm64_mp), on the boot processor: */
+	LM64_MP_START = 3,  /* opens it (once the APs came, or ~50 ms) */
+	LM64_MP_ONE = 4,    /* one item; returns 0 when none was left */
+	LM64_MP_FINISH = 5, /* items until none is left, then waits for
+			       the others' */
+	LM64_MP_TAKE = 6,   /* an application processor's: items until
+			       none is left */
 };
 
 struct lm64_call {

@@ -120,7 +120,7 @@ int stand_inflate(struct lk_boot *b, const struct lk_kit *kit, const char *name,
 		lk_boot_print(b, "long mode: the kit's hash and inflate run "
 				 "as x86-64 code");
 	rc = stand_mp_inflate(b, kit, name, dst, size, lm64_inflate);
-	if (rc != -1)
+	if (rc != STAND_MP_NONE)
 		return rc;
 	c.op = LM64_HASH;
 	c.flags = kit->flags;

@@ -202,53 +202,99 @@ static void mp_report(struct lk_boot *b, const char *what, lk_u32 n,
 			      what, n, items, by_ap, aps, aps == 1 ? "" : "s");
 }
 
-/* The items' outcome: the hash first, then a segment that failed gets
- * the stream inflated whole. */
-static int mp_inflate_check(struct lk_boot *b, const struct lk_kit *kit,
-			    const char *name, void *dst, lk_u64 size,
-			    lk_inflate_fn *inflate)
+static int mp_lm64(lk_u32 op)
 {
+	struct lm64_call c = { 0 };
+
+	c.op = op;
+	c.src = (lk_uptr)&mp_job;
+	return stand_lm64_run(&c);
+}
+
+/* The inflate's rest (ops->inflate_rest, or straight on): the items
+ * left, the others' to finish, then each segment's outcome; one that
+ * failed gets the stream inflated whole. The APs stay up for the write
+ * unless this fails. */
+static struct {
+	struct lk_kit kit;
+	const char *name;
+	void *dst;
+	lk_u64 size;
+	lk_inflate_fn *inflate;
+	int hash_checked;
+} mp_inf;
+
+int stand_mp_inflate_rest(struct lk_boot *b)
+{
+	int rc = LK_OK;
 	lk_u32 i;
 
-	if (lk_kit_check_hash(&b->host, kit, name, mp_job.sum))
-		return LK_ERR_HASH;
-	for (i = 1; i < mp_job.n; i++)
-		if (mp_job.state[i] != 1)
-			return lk_kit_inflate_again(&b->host, kit, name, dst,
-						    size, inflate, i - 1);
-	return LK_OK;
+	mp_lm64(LM64_MP_FINISH);
+	mp_report(b, "inflate", mp_job.n, "items (the kit's hash, segments)",
+		  mp_job.by_ap, __atomic_load_n(&mp_job.aps, __ATOMIC_ACQUIRE));
+	if (!mp_inf.hash_checked &&
+	    lk_kit_check_hash(&b->host, &mp_inf.kit, mp_inf.name, mp_job.sum))
+		rc = LK_ERR_HASH;
+	for (i = 1; rc == LK_OK && i < mp_job.n; i++)
+		if (mp_job.state[i] != 1) {
+			rc = lk_kit_inflate_again(&b->host, &mp_inf.kit,
+						  mp_inf.name, mp_inf.dst,
+						  mp_inf.size, mp_inf.inflate,
+						  i - 1);
+			break; /* the stream whole: every segment is in */
+		}
+	lk_memset(&mp_inf, 0, sizeof(mp_inf));
+	if (rc)
+		stand_mp_stop(b);
+	return rc;
+}
+
+/* The hash (item 0) and the segments of the payload's first
+ * lk_link_prefix bytes (the tables) are in. */
+static int mp_prefix_in(void)
+{
+	return __atomic_load_n(&mp_job.state[0], __ATOMIC_ACQUIRE) == 1 &&
+	       lk_kit_prefix_ready(&mp_inf.kit, mp_inf.dst, mp_job.state + 1, 1);
 }
 
 /*
- * The kit's hash and segments on every processor; -1 when this cannot
- * share them (one segment, no APIC, no memory for the stacks): then the
- * caller does it all. Otherwise an LK_ERR_* code, the hash checked
- * first. The APs stay up for the write (stand_mp_write) unless this
- * fails.
+ * The kit's hash and segments on every processor; STAND_MP_NONE when
+ * this cannot share them (one segment, no APIC, no memory for the
+ * stacks): then the caller does it all. Otherwise, as efi/mp.c: items until the hash and
+ * the tables are in, then (hash checked) LK_BOOT_INFLATE_EARLY, the flow
+ * parsing and laying out here while the APs inflate the contents (the
+ * rest: stand_mp_inflate_rest); or, when the items ran out first, the
+ * rest at once.
  */
 int stand_mp_inflate(struct lk_boot *b, const struct lk_kit *kit,
 		     const char *name, void *dst, lk_u64 size,
 		     lk_inflate_fn *inflate)
 {
-	struct lm64_call c = { 0 };
-	int rc;
-
 	if (!mp.apic || mp.stacks || kit->nseg < 2 ||
 	    kit->nseg + 1 > LM64_MP_ITEMS)
-		return -1;
+		return STAND_MP_NONE;
 	mp_inflate_fill(kit, dst);
 	if (mp_start(b))
-		return -1;
+		return STAND_MP_NONE;
+	mp_inf.kit = *kit;
+	mp_inf.name = name;
+	mp_inf.dst = dst;
+	mp_inf.size = size;
+	mp_inf.inflate = inflate;
+	mp_inf.hash_checked = 0;
 	mp_post(MP_INFLATE);
-	c.op = LM64_MP;
-	c.src = (lk_uptr)&mp_job;
-	stand_lm64_run(&c);
-	mp_report(b, "inflate", mp_job.n, "items (the kit's hash, segments)",
-		  mp_job.by_ap, __atomic_load_n(&mp_job.aps, __ATOMIC_ACQUIRE));
-	rc = mp_inflate_check(b, kit, name, dst, size, inflate);
-	if (rc)
+	mp_lm64(LM64_MP_START);
+	while (!mp_prefix_in())
+		if (!mp_lm64(LM64_MP_ONE))
+			return stand_mp_inflate_rest(b);
+	if (lk_kit_check_hash(&b->host, kit, name, mp_job.sum)) {
+		mp_lm64(LM64_MP_FINISH); /* the APs still write the payload */
+		lk_memset(&mp_inf, 0, sizeof(mp_inf));
 		stand_mp_stop(b);
-	return rc;
+		return LK_ERR_HASH;
+	}
+	mp_inf.hash_checked = 1;
+	return LK_BOOT_INFLATE_EARLY;
 }
 
 /* Waits until parts [0, n) are written. */

@@ -70,9 +70,11 @@ int stand_lm64_run(struct lm64_call *c);
 /* mp.c: the application processors (INIT at start; up for the inflate
  * and the write, stopped after it or by stand_mp_stop on any way out). */
 void stand_mp_init(void);
+#define STAND_MP_NONE (-2) /* stand_mp_inflate: one processor does it */
 int stand_mp_inflate(struct lk_boot *b, const struct lk_kit *kit,
 		     const char *name, void *dst, lk_u64 size,
 		     lk_inflate_fn *inflate);
+int stand_mp_inflate_rest(struct lk_boot *b);
 int stand_mp_write(struct lk_boot *b, struct lk_link *L, void *dst,
 		   struct lk_rng *rng);
 void stand_mp_stop(struct lk_boot *b);
