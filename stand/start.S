@@ -14,6 +14,29 @@
 #define ENTER_STUB 0x7800       /* where the final stub runs from */
 #define ENTER_GDT 0x7b00        /* the GDT the kernel is entered with */
 
+/* DS, ES, FS, GS and SS: the flat 32-bit data segment. Clobbers AX. */
+.macro DATA32_SEGMENTS
+	movw	$DATA32, %ax
+	movw	%ax, %ds
+	movw	%ax, %es
+	movw	%ax, %fs
+	movw	%ax, %gs
+	movw	%ax, %ss
+.endm
+
+/* EFER.LME then CR0.PG (PAE and CR3 already set): long mode, still in
+ * compatibility mode until a far jump to a 64-bit code segment. Inline:
+ * the Linux stub runs from a copy. Clobbers EAX, ECX, EDX. */
+.macro LONG_MODE_ON
+	movl	$0xc0000080, %ecx	/* IA32_EFER */
+	rdmsr
+	orl	$0x100, %eax		/* LME */
+	wrmsr
+	movl	%cr0, %eax
+	orl	$0x80000000, %eax	/* PG: long mode, compatibility */
+	movl	%eax, %cr0
+.endm
+
 	.section .text16, "awx"
 	.code16
 	.globl _start
@@ -139,12 +162,7 @@ e820_read:
 
 	.code32
 pm_start:
-	movw	$DATA32, %ax
-	movw	%ax, %ds
-	movw	%ax, %es
-	movw	%ax, %fs
-	movw	%ax, %gs
-	movw	%ax, %ss
+	DATA32_SEGMENTS
 	movl	$__bss_start, %edi
 	movl	$_stage_end, %ecx
 	subl	%edi, %ecx
@@ -228,13 +246,7 @@ lm64_call:
 	xsetbv
 	movl	%cr4, %eax
 1:	movl	%eax, %cr4
-	movl	$0xc0000080, %ecx	/* IA32_EFER */
-	rdmsr
-	orl	$0x100, %eax		/* LME */
-	wrmsr
-	movl	%cr0, %eax
-	orl	$0x80000000, %eax	/* PG: long mode, compatibility */
-	movl	%eax, %cr0
+	LONG_MODE_ON
 	ljmpl	$CODE64, $lm64_enter
 	.code64
 lm64_enter:
@@ -313,12 +325,7 @@ ap_trampoline_end:
 
 	.code32
 ap_pm:
-	movw	$DATA32, %ax
-	movw	%ax, %ds
-	movw	%ax, %es
-	movw	%ax, %fs
-	movw	%ax, %gs
-	movw	%ax, %ss
+	DATA32_SEGMENTS
 	movl	$1, %eax
 	lock xaddl %eax, ap_index
 	cmpl	ap_max, %eax
@@ -420,12 +427,7 @@ int_insn:
 
 	.code32
 pm_return:
-	movw	$DATA32, %ax
-	movw	%ax, %ds
-	movw	%ax, %es
-	movw	%ax, %fs
-	movw	%ax, %gs
-	movw	%ax, %ss
+	DATA32_SEGMENTS
 	movl	saved_esp, %esp
 	movl	24(%esp), %edi
 	movl	$thunk_regs, %esi
@@ -569,13 +571,7 @@ linux_stub:
 	movl	%eax, %cr4
 	movl	ENTER_GDT + 0x4c, %eax
 	movl	%eax, %cr3
-	movl	$0xc0000080, %ecx	/* IA32_EFER */
-	rdmsr
-	orl	$0x100, %eax		/* LME */
-	wrmsr
-	movl	%cr0, %eax
-	orl	$0x80000000, %eax	/* PG: long mode, compatibility */
-	movl	%eax, %cr0
+	LONG_MODE_ON
 	ljmpl	$0x10, $(ENTER_STUB + linux_long - linux_stub)
 	.code64
 linux_long:
