@@ -41,8 +41,9 @@ extern lk_u8 boot_drive;
 /* Linker-script symbols: the stage occupies [0x8000, _stage_end). */
 extern char _start[], _stage_end[];
 /*
- * Low memory: 0x1000..0x7c00 real-mode stack and the final stub (wiped by
- * the stub), 0x8000.._stage_end the stage, 0x70000..0x80000 the disk
+ * Low memory: 0x1000..0x7c00 the application processors' trampoline at
+ * 0x1000 (stand/mp.c), real-mode stack and the final stub (wiped by the
+ * stub), 0x8000.._stage_end the stage, 0x70000..0x80000 the disk
  * bounce buffer: 127 sectors per INT 13h call (the most some BIOSes take)
  * keeps the mode switches per MiB low. stage.ld keeps the stage below it.
  */

@@ -111,11 +111,12 @@ static const lk_u8 *acpi_madt(lk_u32 *len)
 	return LK_NULL;
 }
 
-/* Processors the MADT lists as enabled (local APIC and local x2APIC
- * entries), or 0 when there is no usable MADT. */
+/* Processors the MADT lists as enabled, or 0 when there is no usable
+ * MADT: the local APIC entries or the local x2APIC ones, whichever are
+ * more (firmware may list each processor in both). */
 lk_u32 acpi_count_cpus(void)
 {
-	lk_u32 len, n = 0, o;
+	lk_u32 len, n0 = 0, n9 = 0, o;
 	const lk_u8 *m = acpi_madt(&len);
 
 	if (!m)
@@ -123,9 +124,9 @@ lk_u32 acpi_count_cpus(void)
 	for (o = 44; o + 2 <= len && m[o + 1] >= 2 && o + m[o + 1] <= len;
 	     o += m[o + 1]) {
 		if (m[o] == 0 && m[o + 1] >= 8 && (m[o + 4] & 1))
-			n++;
+			n0++;
 		else if (m[o] == 9 && m[o + 1] >= 16 && (m[o + 8] & 1))
-			n++;
+			n9++;
 	}
-	return n;
+	return n0 > n9 ? n0 : n9;
 }

@@ -123,7 +123,7 @@ void stand_main(lk_u32 drive)
 	if (mem_top_region(&lo, &hi))
 		stand_halt("no usable RAM above 1 MiB in the E820 map");
 	heap_init(&s->heap, lo, hi);
-	stand_mp_init(); /* INIT now: no wait before the STARTUP later */
+	stand_mp_init(s); /* INIT now: no wait before the STARTUP later */
 	if (disk_init((lk_u8)drive))
 		stand_halt("no INT 13h extensions on the boot drive");
 	stand_mount_esp(s);

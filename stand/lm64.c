@@ -58,7 +58,7 @@ static int lm64_mp_item(struct lm64_mp *mp, int ap)
 	else
 		ok = lk_kit_inflate_segment(&k, i - 1, lm64_ptr(mp->dst),
 					    k.payload_size) == LK_OK;
-	mp->state[i] = ok ? 1 : 2;
+	__atomic_store_n(&mp->state[i], ok ? 1 : 2, __ATOMIC_RELEASE);
 	if (ap)
 		__atomic_fetch_add(&mp->by_ap, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&mp->done, 1, __ATOMIC_RELEASE);

@@ -54,7 +54,7 @@ struct lm64_mp {
 	lk_u32 next;		/* the next unclaimed item */
 	lk_u32 done;		/* items finished */
 	lk_u32 by_ap;		/* ... of them by application processors */
-	lk_u32 aps;		/* application processors in long mode */
+	lk_u32 aps;		/* application processors that came up */
 	lk_u32 want;		/* ... that the MADT lists */
 	lk_u32 pad;		/* 0: the u64 below at 32 in both builds */
 	struct lm64_kit kit;

@@ -15,7 +15,7 @@
 #include "stand.h"
 
 #define AP_TRAMP 0x1000u /* the STARTUP vector's page: 0x1000 >> 12 */
-#define AP_STACK 0x4000u /* per processor (stand/start.S) */
+#define AP_STACK 0x8000u /* per processor (stand/start.S); inflate ~14 KiB */
 #define AP_MAX 15u	 /* more processors halt in the trampoline */
 #define APIC_ICR_LO (0x300 / 4)
 #define APIC_ICR_HI (0x310 / 4)
@@ -42,7 +42,8 @@ struct mp_write {
 static struct {
 	volatile lk_u32 *apic; /* the xAPIC's registers; 0: no MP */
 	lk_u32 aps;	       /* application processors (the MADT's) */
-	void *stacks;	       /* while they run */
+	void *stacks;	       /* mp.aps stacks, from stand_mp_init on */
+	int running;	       /* started, not stopped yet */
 	lk_u32 gen, kind;      /* the posted job */
 } mp;
 static struct lm64_mp mp_job;
@@ -73,7 +74,7 @@ static volatile lk_u32 *mp_find_apic(void)
 	return (volatile lk_u32 *)(lk_uptr)(lo & 0xfffff000u);
 }
 
-void stand_mp_init(void)
+void stand_mp_init(struct stand *s)
 {
 	lk_u32 cpus;
 
@@ -83,6 +84,13 @@ void stand_mp_init(void)
 	if (!mp.apic)
 		return;
 	mp.aps = cpus - 1 < AP_MAX ? cpus - 1 : AP_MAX;
+	/* Now, below everything a relink allocates: freeing them later
+	 * would leave a hole the heap cannot take back. */
+	mp.stacks = heap_alloc(&s->heap, mp.aps * AP_STACK);
+	if (!mp.stacks) {
+		mp.apic = LK_NULL;
+		return;
+	}
 	mp_ipi(ICR_OTHERS | ICR_INIT);
 }
 
@@ -137,41 +145,48 @@ static void mp_post(lk_u32 kind)
 
 /* STARTUP twice, as the MP specification has it; a processor already
  * running ignores the second. */
-static int mp_start(struct lk_boot *b)
+static void mp_start(struct lk_boot *b)
 {
-	mp.stacks = heap_alloc(&stand_of(b)->heap, AP_MAX * AP_STACK);
-	if (!mp.stacks)
-		return -1;
 	lk_memcpy((void *)(lk_uptr)AP_TRAMP, ap_trampoline,
 		  (lk_size)(ap_trampoline_end - ap_trampoline));
 	ap_index = 0;
-	ap_max = AP_MAX;
+	ap_max = mp.aps;
 	ap_stacks = (lk_u32)(lk_uptr)mp.stacks;
+	mp.running = 1;
 	mp_ipi(ICR_OTHERS | ICR_STARTUP | (AP_TRAMP >> 12));
 	stand_delay_us(b, 200);
 	mp_ipi(ICR_OTHERS | ICR_STARTUP | (AP_TRAMP >> 12));
-	return 0;
 }
+
+/* What a processor finds at AP_TRAMP once they are stopped: cli; hlt;
+ * jmp back (the handoff stub clears the page with the rest). */
+static const lk_u8 mp_parked[] = { 0xfa, 0xf4, 0xeb, 0xfd };
 
 /*
  * INIT: every application processor waits for a STARTUP again, as the
  * kernel expects them; then their stacks (which held parts of the
- * layout) and code go. Twice, 1 ms apart: a processor that had not yet
- * taken its STARTUP when the first came may take it after (QEMU orders
- * them so), and the second stops it. Once the APs are done with a job.
+ * layout) are wiped. Late arrivals get no stack (ap_max 0) and, once the
+ * trampoline is gone, a halt loop. INIT twice, 1 ms apart: a processor
+ * that had not yet taken its STARTUP when the first came may take it
+ * after (QEMU orders them so), and the second stops it. Once the APs
+ * are done with a job.
  */
 void stand_mp_stop(struct lk_boot *b)
 {
-	if (!mp.stacks)
+	if (!mp.running)
 		return;
+	ap_max = 0;
 	mp_ipi(ICR_OTHERS | ICR_INIT);
 	stand_delay_us(b, 1000);
 	mp_ipi(ICR_OTHERS | ICR_INIT);
-	heap_free(&stand_of(b)->heap, mp.stacks, AP_MAX * AP_STACK);
-	mp.stacks = LK_NULL;
-	lk_wipe((void *)(lk_uptr)AP_TRAMP,
-		(lk_size)(ap_trampoline_end - ap_trampoline));
+	lk_memset((void *)(lk_uptr)AP_TRAMP, 0,
+		  (lk_size)(ap_trampoline_end - ap_trampoline));
+	lk_memcpy((void *)(lk_uptr)AP_TRAMP, mp_parked, sizeof(mp_parked));
+	lk_wipe(mp.stacks, mp.aps * AP_STACK);
 	lk_wipe(&mp_wr, sizeof(mp_wr));
+	mp.gen = 0;
+	mp.kind = MP_NONE;
+	mp.running = 0;
 }
 
 /* Filled before the first STARTUP: the APs count themselves in it. */
@@ -270,12 +285,11 @@ int stand_mp_inflate(struct lk_boot *b, const struct lk_kit *kit,
 		     const char *name, void *dst, lk_u64 size,
 		     lk_inflate_fn *inflate)
 {
-	if (!mp.apic || mp.stacks || kit->nseg < 2 ||
+	if (!mp.apic || mp.running || kit->nseg < 2 ||
 	    kit->nseg + 1 > LM64_MP_ITEMS)
 		return STAND_MP_NONE;
 	mp_inflate_fill(kit, dst);
-	if (mp_start(b))
-		return STAND_MP_NONE;
+	mp_start(b);
 	mp_inf.kit = *kit;
 	mp_inf.name = name;
 	mp_inf.dst = dst;
@@ -317,7 +331,7 @@ int stand_mp_write(struct lk_boot *b, struct lk_link *L, void *dst,
 	lk_u32 n = PARTS_PER_CPU * (aps + 1);
 	int rc;
 
-	if (!mp.stacks || !aps) {
+	if (!mp.running || !aps) {
 		stand_mp_stop(b);
 		return lk_link_write(L, dst, rng);
 	}

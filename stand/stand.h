@@ -69,7 +69,7 @@ int stand_lm64_usable(void);
 int stand_lm64_run(struct lm64_call *c);
 /* mp.c: the application processors (INIT at start; up for the inflate
  * and the write, stopped after it or by stand_mp_stop on any way out). */
-void stand_mp_init(void);
+void stand_mp_init(struct stand *s);
 #define STAND_MP_NONE (-2) /* stand_mp_inflate: one processor does it */
 int stand_mp_inflate(struct lk_boot *b, const struct lk_kit *kit,
 		     const char *name, void *dst, lk_u64 size,

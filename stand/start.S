@@ -228,16 +228,16 @@ lm64_call:
 	movl	36(%esp), %eax
 	movl	%eax, %cr3
 	movl	%cr4, %ebp		/* restored on the way back */
-	movl	%ebp, %eax
-	orl	$0x20, %eax		/* PAE */
-	cmpl	$0, 40(%esp)
-	je	1f
 	testl	$0x40000, %ebp
 	jz	2f
 	xorl	%ecx, %ecx
 	xgetbv
 	movl	%eax, (%esp)
 2:	movl	%ebp, %eax
+	orl	$0x20, %eax		/* PAE */
+	cmpl	$0, 40(%esp)
+	je	1f
+	movl	%ebp, %eax
 	orl	$0x40020, %eax		/* PAE, OSXSAVE */
 	movl	%eax, %cr4
 	movl	40(%esp), %eax
@@ -304,9 +304,10 @@ lm64_leave:
 /*
  * Application processors (stand/mp.c): a STARTUP IPI with vector
  * AP_TRAMP >> 12 starts each at ap_trampoline, copied to AP_TRAMP, in
- * real mode. It takes this stage's GDT into protected mode, a 16 KiB
- * stack of its own (ap_stacks + 16 KiB * (index + 1); past ap_max it
- * halts), SSE, and calls stand_ap_main, which never returns. The boot
+ * real mode. It turns the caches on, takes this stage's GDT into
+ * protected mode, a 32 KiB stack of its own (ap_stacks + 32 KiB *
+ * (index + 1); past ap_max it halts), SSE, and calls stand_ap_main,
+ * which never returns. The boot
  * processor stops them all with INIT IPIs before anything frees this
  * code or their stacks.
  */
@@ -318,6 +319,7 @@ ap_trampoline:
 	movw	%ax, %ds
 	lgdtl	gdt_desc
 	movl	%cr0, %eax
+	andl	$~0x60000000, %eax	/* CD, NW: caches on (INIT keeps them) */
 	orl	$1, %eax
 	movl	%eax, %cr0
 	ljmpl	$CODE32, $ap_pm
@@ -331,7 +333,7 @@ ap_pm:
 	cmpl	ap_max, %eax
 	jae	ap_halt
 	incl	%eax
-	shll	$14, %eax
+	shll	$15, %eax
 	addl	ap_stacks, %eax
 	movl	%eax, %esp
 	cld
