@@ -267,15 +267,9 @@ static void eb_job_post(struct eb_job *j, lk_u32 n,
 static void eb_job_report(struct eb_state *s, const char *what,
 			  const struct eb_job *j, const char *items)
 {
-	UINTN aps = eb_pool.aps;
-
-	if (s->boot.cfg.verbose >= 1)
-		eb_print(s,
-			 "%s: %u %s, %u of them by %llu application "
-			 "processor%s",
-			 what, j->n, items,
-			 __atomic_load_n(&j->by_aps, __ATOMIC_RELAXED),
-			 (unsigned long long)aps, aps == 1 ? "" : "s");
+	lk_boot_mp_report(&s->boot, what, j->n, items,
+			  __atomic_load_n(&j->by_aps, __ATOMIC_RELAXED),
+			  (lk_u32)eb_pool.aps);
 }
 
 /* Item 0 hashes the kit while the others inflate segments: the first
@@ -348,12 +342,8 @@ int eb_inflate_kit(struct lk_boot *b, const struct lk_kit *kit,
 	struct eb_inflate_job *j = &eb_pool.inflate;
 	lk_u32 i;
 
-	if (kit->nseg < 2 || !eb_pool_start(s, "inflate")) {
-		if (lk_kit_verify(&s->boot.host, kit, name))
-			return LK_ERR_HASH;
-		lk_boot_phase(b, "verify"); /* apart only here */
-		return lk_kit_inflate(&s->boot.host, kit, name, dst, size);
-	}
+	if (kit->nseg < 2 || !eb_pool_start(s, "inflate"))
+		return lk_boot_inflate_here(b, kit, name, dst, size);
 	j->kit = *kit;
 	j->name = name;
 	j->dst = dst;

@@ -109,13 +109,8 @@ int stand_inflate(struct lk_boot *b, const struct lk_kit *kit, const char *name,
 	int rc;
 
 	/* Errors are LK_ERR_* codes: -1 is LK_BOOT_INFLATE_EARLY. */
-	if (!stand_lm64_usable()) {
-		rc = lk_kit_verify(&b->host, kit, name);
-		if (rc)
-			return rc;
-		lk_boot_phase(b, "verify");
-		return lk_kit_inflate(&b->host, kit, name, dst, size);
-	}
+	if (!stand_lm64_usable())
+		return lk_boot_inflate_here(b, kit, name, dst, size);
 	if (b->cfg.verbose >= 1)
 		lk_boot_print(b, "long mode: the kit's hash and inflate run "
 				 "as x86-64 code");

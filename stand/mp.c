@@ -208,15 +208,6 @@ static void mp_inflate_fill(const struct lk_kit *kit, void *dst)
 	mp_job.want = mp.aps;
 }
 
-static void mp_report(struct lk_boot *b, const char *what, lk_u32 n,
-		      const char *items, lk_u32 by_ap, lk_u32 aps)
-{
-	if (b->cfg.verbose >= 1 && aps)
-		lk_boot_print(b, "%s: %u %s, %u of them by %u application "
-				 "processor%s",
-			      what, n, items, by_ap, aps, aps == 1 ? "" : "s");
-}
-
 static int mp_lm64(lk_u32 op)
 {
 	struct lm64_call c = { 0 };
@@ -245,8 +236,9 @@ int stand_mp_inflate_rest(struct lk_boot *b)
 	lk_u32 i;
 
 	mp_lm64(LM64_MP_FINISH);
-	mp_report(b, "inflate", mp_job.n, "items (the kit's hash, segments)",
-		  mp_job.by_ap, __atomic_load_n(&mp_job.aps, __ATOMIC_ACQUIRE));
+	lk_boot_mp_report(b, "inflate", mp_job.n,
+			  "items (the kit's hash, segments)", mp_job.by_ap,
+			  __atomic_load_n(&mp_job.aps, __ATOMIC_ACQUIRE));
 	if (!mp_inf.hash_checked &&
 	    lk_kit_check_hash(&b->host, &mp_inf.kit, mp_inf.name, mp_job.sum))
 		rc = LK_ERR_HASH;
@@ -353,7 +345,7 @@ int stand_mp_write(struct lk_boot *b, struct lk_link *L, void *dst,
 	mp_write_parts(w->ws.nparts, 0);
 	mp_write_wait(w->ws.nparts);
 	rc = lk_link_write_end(L, dst, &w->ws, w->nerr);
-	mp_report(b, "write", w->ws.nparts, "parts", w->by_ap, aps);
+	lk_boot_mp_report(b, "write", w->ws.nparts, "parts", w->by_ap, aps);
 	stand_mp_stop(b);
 	return rc;
 }

@@ -81,6 +81,15 @@ void lk_boot_phase(struct lk_boot *b, const char *name)
 	b->t = lk_cpu_rdtsc();
 }
 
+void lk_boot_mp_report(struct lk_boot *b, const char *what, lk_u32 n,
+		       const char *items, lk_u32 by_ap, lk_u32 aps)
+{
+	if (b->cfg.verbose >= 1 && aps)
+		lk_boot_print(b, "%s: %u %s, %u of them by %u application "
+				 "processor%s",
+			      what, n, items, by_ap, aps, aps == 1 ? "" : "s");
+}
+
 int lk_boot_build_info(struct lk_boot *b, const struct lk_kernel *k,
 		       const struct lk_machine *m, void *buf, lk_u32 cap,
 		       struct lk_entry *out)

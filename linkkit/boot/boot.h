@@ -191,6 +191,15 @@ void lk_boot_seed_data(struct lk_boot *b, struct lk_rng *rng);
  * what. */
 void lk_boot_prompt(struct lk_boot *b);
 
+/* For a stage's inflate hook when it does the work on this processor
+ * alone: the kit's hash (phase "verify"), then lk_kit_inflate. */
+int lk_boot_inflate_here(struct lk_boot *b, const struct lk_kit *kit,
+			 const char *name, void *dst, lk_u64 size);
+/* verbose >= 1, with application processors: how a job was shared, e.g.
+ * "write: 32 parts, 12 of them by 1 application processor". */
+void lk_boot_mp_report(struct lk_boot *b, const char *what, lk_u32 n,
+		       const char *items, lk_u32 by_ap, lk_u32 aps);
+
 /* Internal to the boot layer. */
 void lk_boot_phase(struct lk_boot *b, const char *name);
 void lk_boot_relink(struct lk_boot *b);

@@ -86,6 +86,17 @@ static int lk_relink_read(struct lk_boot *b, struct lk_relink *r,
 	return 0;
 }
 
+int lk_boot_inflate_here(struct lk_boot *b, const struct lk_kit *kit,
+			 const char *name, void *dst, lk_u64 size)
+{
+	int rc = lk_kit_verify(&b->host, kit, name);
+
+	if (rc)
+		return rc;
+	lk_boot_phase(b, "verify");
+	return lk_kit_inflate(&b->host, kit, name, dst, size);
+}
+
 static int lk_relink_inflate(struct lk_boot *b, struct lk_relink *r,
 			     const struct lk_kit *kit)
 {
