@@ -74,7 +74,7 @@ int mem_top_region(lk_u32 *lo, lk_u32 *hi);
 
 /* bios_acpi.c: RSDP from the EBDA or 0xE0000..0xFFFFF. */
 const void *acpi_find_rsdp(int *v2, lk_u32 *len);
-lk_u32 acpi_count_cpus(void);
+lk_u32 acpi_cpu_ids(lk_u8 *ids, lk_u32 max);
 
 /* bios_rand.c: RDSEED/RDRAND (as CPUID reports them) and TSC. */
 int cpu_has_rdrand(void);

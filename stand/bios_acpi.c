@@ -87,46 +87,75 @@ static const lk_u8 *acpi_table(lk_u64 addr, const char *sig, lk_u32 *len)
 	return sum == 0 ? t : LK_NULL;
 }
 
-/* The MADT through the RSDT (or the XSDT of a version 2 RSDP). */
-static const lk_u8 *acpi_madt(lk_u32 *len)
+/* The first table named sig listed in the RSDT (entries of 4 bytes) or
+ * the XSDT (8). */
+static const lk_u8 *acpi_listed(lk_u64 sdt_addr, int xsdt, const char *sig,
+				lk_u32 *len)
 {
-	int v2 = 0;
-	lk_u32 rlen = 0, slen, w;
-	const lk_u8 *r = acpi_find_rsdp(&v2, &rlen), *sdt, *t;
-	lk_u64 a;
+	lk_u32 w = xsdt ? 8 : 4, slen;
+	const lk_u8 *sdt = acpi_table(sdt_addr, xsdt ? "XSDT" : "RSDT", &slen);
+	const lk_u8 *t;
 
-	if (!r)
-		return LK_NULL;
-	w = v2 ? 8 : 4;
-	a = v2 ? (lk_u64)rd32(r + 24) | (lk_u64)rd32(r + 28) << 32 : rd32(r + 16);
-	sdt = acpi_table(a, v2 ? "XSDT" : "RSDT", &slen);
-	if (!sdt)
-		return LK_NULL;
-	for (lk_u32 o = 36; o + w <= slen; o += w) {
-		a = rd32(sdt + o) | (w == 8 ? (lk_u64)rd32(sdt + o + 4) << 32 : 0);
-		t = acpi_table(a, "APIC", len);
+	for (lk_u32 o = 36; sdt && o + w <= slen; o += w) {
+		lk_u64 a = rd32(sdt + o) |
+			   (xsdt ? (lk_u64)rd32(sdt + o + 4) << 32 : 0);
+
+		t = acpi_table(a, sig, len);
 		if (t)
 			return t;
 	}
 	return LK_NULL;
 }
 
-/* Processors the MADT lists as enabled, or 0 when there is no usable
- * MADT: the local APIC entries or the local x2APIC ones, whichever are
- * more (firmware may list each processor in both). */
-lk_u32 acpi_count_cpus(void)
+/* The MADT through the XSDT of a version 2 RSDP, else through the RSDT
+ * (which every RSDP has): some firmware's XSDT is broken or lists the
+ * MADT above 4 GiB only. */
+static const lk_u8 *acpi_madt(lk_u32 *len)
 {
-	lk_u32 len, n0 = 0, n9 = 0, o;
+	int v2 = 0;
+	lk_u32 rlen = 0;
+	const lk_u8 *r = acpi_find_rsdp(&v2, &rlen), *t = LK_NULL;
+
+	if (!r)
+		return LK_NULL;
+	if (v2)
+		t = acpi_listed((lk_u64)rd32(r + 24) | (lk_u64)rd32(r + 28) << 32,
+				1, "APIC", len);
+	return t ? t : acpi_listed(rd32(r + 16), 0, "APIC", len);
+}
+
+static int id_listed(const lk_u8 *ids, lk_u32 n, lk_u32 id)
+{
+	for (lk_u32 i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/*
+ * The xAPIC IDs of the processors the MADT lists as enabled (a processor
+ * that is only "online capable" waits for its OS), each once though
+ * firmware may list it both as a local APIC and a local x2APIC: the
+ * first max of them, in the MADT's order, into ids. Returns how many it
+ * stored, 0 without a usable MADT. An x2APIC ID above 254 cannot be
+ * reached by an xAPIC IPI and is left out.
+ */
+lk_u32 acpi_cpu_ids(lk_u8 *ids, lk_u32 max)
+{
+	lk_u32 len, n = 0, o, id;
 	const lk_u8 *m = acpi_madt(&len);
 
-	if (!m)
-		return 0;
-	for (o = 44; o + 2 <= len && m[o + 1] >= 2 && o + m[o + 1] <= len;
+	for (o = 44; m && n < max && o + 2 <= len && m[o + 1] >= 2 && o + m[o + 1] <= len;
 	     o += m[o + 1]) {
 		if (m[o] == 0 && m[o + 1] >= 8 && (m[o + 4] & 1))
-			n0++;
+			id = m[o + 3];
 		else if (m[o] == 9 && m[o + 1] >= 16 && (m[o + 8] & 1))
-			n9++;
+			id = rd32(m + o + 4);
+		else
+			continue;
+		if (id >= 0xff || id_listed(ids, n, id))
+			continue;
+		ids[n++] = (lk_u8)id;
 	}
-	return n0 > n9 ? n0 : n9;
+	return n;
 }

@@ -6,9 +6,11 @@
  * segments (in long mode, stand/lm64.c), then parts of the image
  * (lk_link_write_part, i386). INIT IPIs stop them again once the image is
  * written, or on any way out before (release, enter), before anything
- * frees their code or stacks. Without a MADT listing more than one
- * processor, an xAPIC (x2APIC mode, no APIC) or long mode, the boot
- * processor does it all, as before.
+ * frees their code or stacks. Every IPI goes to one processor the MADT
+ * lists as enabled, by its APIC ID, as kernels start them: a broadcast
+ * would also wake processors the firmware disabled. Without a MADT
+ * listing more than one processor, an xAPIC (x2APIC mode, no APIC) or
+ * long mode, the boot processor does it all, as before.
  */
 #include "bios.h"
 #include "lm64.h"
@@ -16,10 +18,10 @@
 
 #define AP_TRAMP 0x1000u /* the STARTUP vector's page: 0x1000 >> 12 */
 #define AP_STACK 0x8000u /* per processor (stand/start.S); inflate ~14 KiB */
-#define AP_MAX 15u	 /* more processors halt in the trampoline */
+#define AP_MAX 15u	 /* more processors are left waiting for INIT */
+#define APIC_ID (0x20 / 4)
 #define APIC_ICR_LO (0x300 / 4)
 #define APIC_ICR_HI (0x310 / 4)
-#define ICR_OTHERS 0xc0000u /* shorthand: all excluding self */
 #define ICR_INIT 0x4500u    /* INIT, level assert */
 #define ICR_STARTUP 0x4600u /* STARTUP, vector in bits 0-7 */
 #define ICR_PENDING 0x1000u
@@ -41,7 +43,8 @@ struct mp_write {
 
 static struct {
 	volatile lk_u32 *apic; /* the xAPIC's registers; 0: no MP */
-	lk_u32 aps;	       /* application processors (the MADT's) */
+	lk_u32 aps;	       /* application processors we start */
+	lk_u8 ids[AP_MAX];     /* their APIC IDs (the MADT's) */
 	void *stacks;	       /* mp.aps stacks, from stand_mp_init on */
 	int running;	       /* started, not stopped yet */
 	lk_u32 gen, kind;      /* the posted job */
@@ -49,14 +52,18 @@ static struct {
 static struct lm64_mp mp_job;
 static struct mp_write mp_wr;
 
+/* icr to each application processor, physical destination mode. */
 static void mp_ipi(lk_u32 icr)
 {
-	lk_u32 n;
+	lk_u32 i, n;
 
-	mp.apic[APIC_ICR_HI] = 0;
-	mp.apic[APIC_ICR_LO] = icr;
-	for (n = 0; (mp.apic[APIC_ICR_LO] & ICR_PENDING) && n < 1000000; n++)
-		__builtin_ia32_pause();
+	for (i = 0; i < mp.aps; i++) {
+		mp.apic[APIC_ICR_HI] = (lk_u32)mp.ids[i] << 24;
+		mp.apic[APIC_ICR_LO] = icr;
+		for (n = 0; (mp.apic[APIC_ICR_LO] & ICR_PENDING) && n < 1000000;
+		     n++)
+			__builtin_ia32_pause();
+	}
 }
 
 /* The xAPIC's base from IA32_APIC_BASE, or 0: no APIC (CPUID.1 EDX bit
@@ -74,24 +81,39 @@ static volatile lk_u32 *mp_find_apic(void)
 	return (volatile lk_u32 *)(lk_uptr)(lo & 0xfffff000u);
 }
 
+/* The MADT's processors but this one, up to AP_MAX, into mp.ids. */
+static lk_u32 mp_find_aps(void)
+{
+	lk_u8 ids[AP_MAX + 1];
+	lk_u32 self = mp.apic[APIC_ID] >> 24, n = acpi_cpu_ids(ids, AP_MAX + 1);
+	lk_u32 i, aps = 0;
+
+	for (i = 0; i < n && aps < AP_MAX; i++)
+		if (ids[i] != self)
+			mp.ids[aps++] = ids[i];
+	return aps;
+}
+
 void stand_mp_init(struct stand *s)
 {
-	lk_u32 cpus;
-
-	if (!stand_lm64_usable() || (cpus = acpi_count_cpus()) < 2)
+	if (!stand_lm64_usable())
 		return;
 	mp.apic = mp_find_apic();
-	if (!mp.apic)
+	if (mp.apic)
+		mp.aps = mp_find_aps();
+	if (!mp.aps) {
+		mp.apic = LK_NULL;
 		return;
-	mp.aps = cpus - 1 < AP_MAX ? cpus - 1 : AP_MAX;
+	}
 	/* Now, below everything a relink allocates: freeing them later
 	 * would leave a hole the heap cannot take back. */
 	mp.stacks = heap_alloc(&s->heap, mp.aps * AP_STACK);
 	if (!mp.stacks) {
 		mp.apic = LK_NULL;
+		mp.aps = 0;
 		return;
 	}
-	mp_ipi(ICR_OTHERS | ICR_INIT);
+	mp_ipi(ICR_INIT);
 }
 
 /* Parts below limit, in order (efi/mp.c's eb_job_run_below). */
@@ -153,9 +175,9 @@ static void mp_start(struct lk_boot *b)
 	ap_max = mp.aps;
 	ap_stacks = (lk_u32)(lk_uptr)mp.stacks;
 	mp.running = 1;
-	mp_ipi(ICR_OTHERS | ICR_STARTUP | (AP_TRAMP >> 12));
+	mp_ipi(ICR_STARTUP | (AP_TRAMP >> 12));
 	stand_delay_us(b, 200);
-	mp_ipi(ICR_OTHERS | ICR_STARTUP | (AP_TRAMP >> 12));
+	mp_ipi(ICR_STARTUP | (AP_TRAMP >> 12));
 }
 
 /* What a processor finds at AP_TRAMP once they are stopped: cli; hlt;
@@ -176,9 +198,9 @@ void stand_mp_stop(struct lk_boot *b)
 	if (!mp.running)
 		return;
 	ap_max = 0;
-	mp_ipi(ICR_OTHERS | ICR_INIT);
+	mp_ipi(ICR_INIT);
 	stand_delay_us(b, 1000);
-	mp_ipi(ICR_OTHERS | ICR_INIT);
+	mp_ipi(ICR_INIT);
 	lk_memset((void *)(lk_uptr)AP_TRAMP, 0,
 		  (lk_size)(ap_trampoline_end - ap_trampoline));
 	lk_memcpy((void *)(lk_uptr)AP_TRAMP, mp_parked, sizeof(mp_parked));

@@ -107,7 +107,8 @@ fi
 # the image's parts (this kit's are so small that the boot processor may
 # take them all first: test/linux and test/obsd-real boot the real
 # kernels' kits with -smp 2);
-# with one processor the boot processor takes them all. Damaged, it falls
+# with one processor the boot processor takes them all; an application
+# processor at APIC ID 3 is started by its MADT entry. Damaged, it falls
 # back after the hash. The kernel checks that low memory is clean, so an
 # AP still running the stage's code would show.
 if LINKKIT_SEGMENTS=4 "$LINKKIT" create -o "$T/seg.kit" -T stand/testkern.ld -P "$T/policy" \
@@ -127,6 +128,16 @@ if LINKKIT_SEGMENTS=4 "$LINKKIT" create -o "$T/seg.kit" -T stand/testkern.ld -P 
 		ok relinked-smp1-segments
 	else
 		not_ok relinked-smp1-segments "status $rc: $(why)"
+	fi
+	# The IPIs go to the MADT's APIC IDs: here the one application
+	# processor is APIC ID 3 (socket 1, core 1), IDs 1 and 2 absent.
+	boot "$T/seg.img" 256 30 -smp 1,maxcpus=4,sockets=2,cores=2 \
+		-device qemu64-x86_64-cpu,socket-id=1,core-id=1,thread-id=0
+	if [ $rc -eq 33 ] && has '^testkern: loader relinkboot relinked$' && has "$ap" &&
+		grep -qE -- "$wp" "$T/log.txt" && has '^testkern: low memory clean$'; then
+		ok relinked-smp-apic-id3
+	else
+		not_ok relinked-smp-apic-id3 "status $rc: $(why)"
 	fi
 	cp "$T/seg.kit" "$T/segbad.kit"
 	n=$(stat -c %s "$T/seg.kit")
