@@ -43,15 +43,12 @@ static void lm64_kit(const struct lm64_kit *in, struct lk_kit *k)
 	k->nseg = in->nseg;
 }
 
-/* Claims and runs one item; 0 when none was left. */
-static int lm64_mp_item(struct lm64_mp *mp, int ap)
+/* Runs item i: the kit's hash (0) or segment i - 1. */
+static void lm64_mp_run(struct lm64_mp *mp, lk_u32 i, int ap)
 {
-	lk_u32 i = __atomic_fetch_add(&mp->next, 1, __ATOMIC_ACQ_REL);
 	struct lk_kit k;
 	int ok = 1;
 
-	if (i >= mp->n)
-		return 0;
 	lm64_kit(&mp->kit, &k);
 	if (i == 0)
 		lk_kit_hash(&k, mp->sum);
@@ -62,6 +59,16 @@ static int lm64_mp_item(struct lm64_mp *mp, int ap)
 	if (ap)
 		__atomic_fetch_add(&mp->by_ap, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&mp->done, 1, __ATOMIC_RELEASE);
+}
+
+/* Claims and runs one item; 0 when none was left. */
+static int lm64_mp_item(struct lm64_mp *mp, int ap)
+{
+	lk_u32 i = __atomic_fetch_add(&mp->next, 1, __ATOMIC_ACQ_REL);
+
+	if (i >= mp->n)
+		return 0;
+	lm64_mp_run(mp, i, ap);
 	return 1;
 }
 
@@ -80,13 +87,36 @@ static void lm64_mp_start(struct lm64_mp *mp)
 }
 
 /* The boot processor's rest: items until none is left, then the
- * others'. */
-static void lm64_mp_finish(struct lm64_mp *mp)
+ * others'. A processor that took an item and never finished it (a
+ * machine check, firmware that took it away) must not hang the boot:
+ * after 2^stall_shift ticks in which no item finished, 0. */
+static int lm64_mp_finish(struct lm64_mp *mp)
 {
+	lk_u64 t0;
+	lk_u32 seen, d;
+
 	while (lm64_mp_item(mp, 0))
 		;
-	while (__atomic_load_n(&mp->done, __ATOMIC_ACQUIRE) < mp->n)
+	seen = __atomic_load_n(&mp->done, __ATOMIC_ACQUIRE);
+	t0 = __builtin_ia32_rdtsc();
+	while ((d = __atomic_load_n(&mp->done, __ATOMIC_ACQUIRE)) < mp->n) {
+		if (d != seen) {
+			seen = d;
+			t0 = __builtin_ia32_rdtsc();
+		} else if ((__builtin_ia32_rdtsc() - t0) >> mp->stall_shift) {
+			return 0;
+		}
 		__builtin_ia32_pause();
+	}
+	return 1;
+}
+
+/* Once the processors are stopped: what they took and left. */
+static void lm64_mp_redo(struct lm64_mp *mp)
+{
+	for (lk_u32 i = 0; i < mp->n && i < LM64_MP_ITEMS; i++)
+		if (!__atomic_load_n(&mp->state[i], __ATOMIC_ACQUIRE))
+			lm64_mp_run(mp, i, 0);
 }
 
 static void lm64_mp_take(struct lm64_mp *mp)
@@ -118,10 +148,12 @@ __attribute__((section(".text.lm64_entry"))) int lm64_main(struct lm64_call *c)
 	} else if (c->op == LM64_MP_ONE) {
 		rc = lm64_mp_item(lm64_ptr(c->src), 0);
 	} else if (c->op == LM64_MP_FINISH) {
-		lm64_mp_finish(lm64_ptr(c->src));
-		rc = LK_OK;
+		rc = lm64_mp_finish(lm64_ptr(c->src));
 	} else if (c->op == LM64_MP_TAKE) {
 		lm64_mp_take(lm64_ptr(c->src));
+		rc = LK_OK;
+	} else if (c->op == LM64_MP_REDO) {
+		lm64_mp_redo(lm64_ptr(c->src));
 		rc = LK_OK;
 	}
 	/* The i386 side never saves vector state: leave none behind (the

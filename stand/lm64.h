@@ -16,9 +16,11 @@ enum {
 	LM64_MP_START = 3,  /* opens it (once the APs came, or ~50 ms) */
 	LM64_MP_ONE = 4,    /* one item; returns 0 when none was left */
 	LM64_MP_FINISH = 5, /* items until none is left, then waits for
-			       the others' */
+			       the others'; 0 when one of them stalled */
 	LM64_MP_TAKE = 6,   /* an application processor's: items until
 			       none is left */
+	LM64_MP_REDO = 7,   /* the items taken but never finished (by a
+			       processor since stopped), on this one */
 };
 
 struct lm64_call {
@@ -56,7 +58,8 @@ struct lm64_mp {
 	lk_u32 by_ap;		/* ... of them by application processors */
 	lk_u32 aps;		/* application processors that came up */
 	lk_u32 want;		/* ... that the MADT lists */
-	lk_u32 pad;		/* 0: the u64 below at 32 in both builds */
+	lk_u32 stall_shift;	/* FINISH gives up after 2^stall_shift TSC
+				   ticks without an item finished */
 	struct lm64_kit kit;
 	lk_u64 dst;		/* the payload buffer, kit.payload_size bytes */
 	lk_u8 state[LM64_MP_ITEMS]; /* 1: done, 2: failed */

@@ -26,6 +26,17 @@
 #define ICR_STARTUP 0x4600u /* STARTUP, vector in bits 0-7 */
 #define ICR_PENDING 0x1000u
 #define PARTS_PER_CPU 16 /* as efi/mp.c: one slow processor holds up little */
+/* A processor that took an item and stopped (a machine check, firmware
+ * that took it away) must not hang the boot: after 2^35 TSC ticks (11 s
+ * at 3 GHz; an item takes milliseconds, about a second under QEMU's TCG)
+ * in which none finished, the boot processor stops them all and redoes
+ * what they left. The fault-injection builds (STAND_FAULT_AP_STALL, for
+ * test-boot.sh) wait 2^31. */
+#ifdef STAND_FAULT_AP_STALL
+#define MP_STALL_SHIFT 31
+#else
+#define MP_STALL_SHIFT 35
+#endif
 
 enum { MP_NONE, MP_INFLATE, MP_WRITE };
 
@@ -37,7 +48,8 @@ struct mp_write {
 	const struct lk_link *L;
 	void *dst;
 	struct lk_write_split ws;
-	lk_u32 next, nerr, by_ap;
+	lk_u32 next, nerr, by_ap, ndone;
+	int stopped; /* the APs were stopped mid-write: no more waiting */
 	lk_u8 done[LK_WRITE_MAX_PARTS];
 };
 
@@ -133,9 +145,37 @@ static void mp_write_parts(lk_u32 limit, int ap)
 		if (ap)
 			__atomic_fetch_add(&w->by_ap, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&w->done[k], 1, __ATOMIC_RELEASE);
+		__atomic_fetch_add(&w->ndone, 1, __ATOMIC_RELEASE);
 		k = __atomic_load_n(&w->next, __ATOMIC_RELAXED);
 	}
 }
+
+#ifdef STAND_FAULT_AP_STALL
+/* Test builds only: the first application processor takes an item of
+ * job STAND_FAULT_AP_STALL (1: inflate, 2: write) and never finishes it. */
+static void mp_fault_stall(lk_u32 kind)
+{
+	static lk_u32 taken;
+
+	if (kind != STAND_FAULT_AP_STALL ||
+	    __atomic_exchange_n(&taken, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (kind == MP_INFLATE) {
+		while (!__atomic_load_n(&mp_job.gen, __ATOMIC_ACQUIRE))
+			__builtin_ia32_pause();
+		__atomic_fetch_add(&mp_job.next, 1, __ATOMIC_ACQ_REL);
+	} else {
+		__atomic_fetch_add(&mp_wr.next, 1, __ATOMIC_ACQ_REL);
+	}
+	for (;;)
+		__builtin_ia32_pause();
+}
+#else
+static void mp_fault_stall(lk_u32 kind)
+{
+	(void)kind;
+}
+#endif
 
 /* An application processor, on its own stack (stand/start.S): counts
  * itself in, then takes each posted job's items until the INIT IPI. */
@@ -149,6 +189,7 @@ void stand_ap_main(void)
 		while ((g = __atomic_load_n(&mp.gen, __ATOMIC_ACQUIRE)) == seen)
 			__builtin_ia32_pause();
 		seen = g;
+		mp_fault_stall(mp.kind);
 		if (mp.kind == MP_INFLATE) {
 			c.op = LM64_MP_TAKE;
 			c.src = (lk_uptr)&mp_job;
@@ -193,14 +234,19 @@ static const lk_u8 mp_parked[] = { 0xfa, 0xf4, 0xeb, 0xfd };
  * after (QEMU orders them so), and the second stops it. Once the APs
  * are done with a job.
  */
-void stand_mp_stop(struct lk_boot *b)
+static void mp_halt(struct lk_boot *b)
 {
-	if (!mp.running)
-		return;
 	ap_max = 0;
 	mp_ipi(ICR_INIT);
 	stand_delay_us(b, 1000);
 	mp_ipi(ICR_INIT);
+}
+
+void stand_mp_stop(struct lk_boot *b)
+{
+	if (!mp.running)
+		return;
+	mp_halt(b);
 	lk_memset((void *)(lk_uptr)AP_TRAMP, 0,
 		  (lk_size)(ap_trampoline_end - ap_trampoline));
 	lk_memcpy((void *)(lk_uptr)AP_TRAMP, mp_parked, sizeof(mp_parked));
@@ -217,6 +263,7 @@ static void mp_inflate_fill(const struct lk_kit *kit, void *dst)
 	struct lm64_kit *k = &mp_job.kit;
 
 	lk_memset(&mp_job, 0, sizeof(mp_job));
+	mp_job.stall_shift = MP_STALL_SHIFT;
 	k->zdata = (lk_uptr)kit->zdata;
 	k->zsize = kit->zsize;
 	k->payload_size = kit->payload_size;
@@ -257,7 +304,14 @@ int stand_mp_inflate_rest(struct lk_boot *b)
 	int rc = LK_OK;
 	lk_u32 i;
 
-	mp_lm64(LM64_MP_FINISH);
+	if (!mp_lm64(LM64_MP_FINISH)) {
+		stand_mp_stop(b);
+		lk_log(&b->host, LK_LOG_WARN,
+		       "%s: an application processor did not finish its share "
+		       "of the inflate: stopped them, redid it here",
+		       mp_inf.name);
+		mp_lm64(LM64_MP_REDO);
+	}
 	lk_boot_mp_report(b, "inflate", mp_job.n,
 			  "items (the kit's hash, segments)", mp_job.by_ap,
 			  __atomic_load_n(&mp_job.aps, __ATOMIC_ACQUIRE));
@@ -316,7 +370,8 @@ int stand_mp_inflate(struct lk_boot *b, const struct lk_kit *kit,
 		if (!mp_lm64(LM64_MP_ONE))
 			return stand_mp_inflate_rest(b);
 	if (lk_kit_check_hash(&b->host, kit, name, mp_job.sum)) {
-		mp_lm64(LM64_MP_FINISH); /* the APs still write the payload */
+		/* The APs still write the payload: wait, within the bound. */
+		mp_lm64(LM64_MP_FINISH);
 		lk_memset(&mp_inf, 0, sizeof(mp_inf));
 		stand_mp_stop(b);
 		return LK_ERR_HASH;
@@ -325,14 +380,49 @@ int stand_mp_inflate(struct lk_boot *b, const struct lk_kit *kit,
 	return LK_BOOT_INFLATE_EARLY;
 }
 
-/* Waits until parts [0, n) are written. */
-static void mp_write_wait(lk_u32 n)
+/* Parts [0, n) until written, or until none was for 2^MP_STALL_SHIFT
+ * TSC ticks: then 0. */
+static int mp_write_wait(lk_u32 n)
 {
-	lk_u32 k;
+	struct mp_write *w = &mp_wr;
+	lk_u32 seen = __atomic_load_n(&w->ndone, __ATOMIC_ACQUIRE), d, k;
+	lk_u64 t0 = __builtin_ia32_rdtsc();
 
 	for (k = 0; k < n; k++)
-		while (!__atomic_load_n(&mp_wr.done[k], __ATOMIC_ACQUIRE))
+		while (!__atomic_load_n(&w->done[k], __ATOMIC_ACQUIRE)) {
+			d = __atomic_load_n(&w->ndone, __ATOMIC_ACQUIRE);
+			if (d != seen) {
+				seen = d;
+				t0 = __builtin_ia32_rdtsc();
+			} else if ((__builtin_ia32_rdtsc() - t0) >> MP_STALL_SHIFT) {
+				return 0;
+			}
 			__builtin_ia32_pause();
+		}
+	return 1;
+}
+
+/* Parts [0, n) written; a processor that took one and stalled is
+ * stopped with the others, and what they left is written here. */
+static void mp_write_settle(struct lk_boot *b, lk_u32 n)
+{
+	struct mp_write *w = &mp_wr;
+	lk_u32 k;
+
+	if (!w->stopped && mp_write_wait(n))
+		return;
+	if (!w->stopped) {
+		mp_halt(b);
+		w->stopped = 1;
+		lk_log(&b->host, LK_LOG_WARN,
+		       "write: an application processor did not finish its "
+		       "share of the image: stopped them, wrote it here");
+	}
+	for (k = 0; k < n; k++)
+		if (!w->done[k]) {
+			w->nerr += lk_link_write_part(w->L, w->dst, &w->ws, k);
+			w->done[k] = 1;
+		}
 }
 
 /* The stage's write: parts on every processor while this one writes the
@@ -361,11 +451,11 @@ int stand_mp_write(struct lk_boot *b, struct lk_link *L, void *dst,
 	lk_link_write_sections(L, dst, rng, &w->ws);
 	if (w->ws.nfirst) {
 		mp_write_parts(w->ws.nfirst, 0);
-		mp_write_wait(w->ws.nfirst);
+		mp_write_settle(b, w->ws.nfirst);
 		lk_link_write_sort(L, dst, &w->ws);
 	}
 	mp_write_parts(w->ws.nparts, 0);
-	mp_write_wait(w->ws.nparts);
+	mp_write_settle(b, w->ws.nparts);
 	rc = lk_link_write_end(L, dst, &w->ws, w->nerr);
 	lk_boot_mp_report(b, "write", w->ws.nparts, "parts", w->by_ap, aps);
 	stand_mp_stop(b);

@@ -87,6 +87,23 @@ $(SB)/stage.elf: $(STAND_OBJS) $(STAND_LK_OBJS) stand/stage.ld
 $(SB)/stage.bin: $(SB)/stage.elf
 	objcopy -O binary $< $@
 
+# Fault-injection builds for test-boot.sh only: the first application
+# processor takes an item of the inflate (stage-stall1) or a part of the
+# write (stage-stall2) and never finishes it (stand/mp.c).
+ALL += $(SB)/stage-stall1.bin $(SB)/stage-stall2.bin
+
+$(SB)/fault/mp-stall%.o: stand/mp.c stand/*.h $(LINKKIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(STAND_CFLAGS) -DSTAND_FAULT_AP_STALL=$* -I $(B)/gen -c $< -o $@
+
+$(SB)/stage-stall%.elf: $(filter-out $(SB)/mp.o,$(STAND_OBJS)) $(SB)/fault/mp-stall%.o \
+  $(STAND_LK_OBJS) stand/stage.ld
+	ld -m elf_i386 -T stand/stage.ld --gc-sections -nostdlib --no-warn-rwx-segments -o $@ \
+	  $(filter-out $(SB)/mp.o,$(STAND_OBJS)) $(SB)/fault/mp-stall$*.o $(STAND_LK_OBJS)
+
+$(SB)/stage-stall%.bin: $(SB)/stage-stall%.elf
+	objcopy -O binary $< $@
+
 # Boot test: scratch kernel (as fallback ELF and as kit) under SeaBIOS.
 ALL += $(SB)/testkern.o $(SB)/testkern.elf $(SB)/test-boot
 TESTS += $(SB)/test-boot
@@ -98,7 +115,7 @@ $(SB)/testkern.o: stand/testkern.S
 $(SB)/testkern.elf: $(SB)/testkern.o stand/testkern.ld
 	ld -m elf_x86_64 -T stand/testkern.ld -o $@ $<
 
-$(SB)/test-boot: stand/test-boot.sh $(SB)/testkern.elf
+$(SB)/test-boot: stand/test-boot.sh $(SB)/testkern.elf $(SB)/stage-stall1.bin $(SB)/stage-stall2.bin
 	printf '#!/bin/sh\nexec stand/test-boot.sh %s\n' $(B) > $@
 	chmod +x $@
 

@@ -28,12 +28,12 @@ boot() {
 	tr -d '\r' <"$T/log" >"$T/log.txt"
 }
 
-# image OUT KIT FALLBACK [CFG]
+# image OUT KIT FALLBACK [CFG [STAGE]]
 image() {
-	local cfg=${4:-$T/cfg}
+	local cfg=${4:-$T/cfg} stage=${5:-$B/stand/stage.bin}
 	rm -f "$1"
 	"$MKIMAGE" create -o "$1" --efi "$T/efi" --kit "$2" --fallback "$3" \
-		--cfg "$cfg" --mbr "$B/stand/mbr.bin" --stage "$B/stand/stage.bin" \
+		--cfg "$cfg" --mbr "$B/stand/mbr.bin" --stage "$stage" \
 		>"$T/mkimage.log" 2>&1
 }
 
@@ -139,6 +139,24 @@ if LINKKIT_SEGMENTS=4 "$LINKKIT" create -o "$T/seg.kit" -T stand/testkern.ld -P 
 	else
 		not_ok relinked-smp-apic-id3 "status $rc: $(why)"
 	fi
+	# An application processor that takes an item and never finishes it
+	# (the fault-injection stages, stand/mp.c) must not hang the boot: the
+	# boot processor stops them and does the rest, saying so once.
+	for f in inflate:1:inflate write:2:image; do
+		job=${f%%:*} n=${f#*:} n=${n%:*} what=${f##*:}
+		if image "$T/stall.img" "$T/seg.kit" "$FB" "$T/cfg-v" "$B/stand/stage-stall$n.bin"; then
+			boot "$T/stall.img" 256 60 -smp 2
+			if [ $rc -eq 33 ] && has '^testkern: loader relinkboot relinked$' &&
+				has "^relinkboot: warning: .*application processor did not finish its share of the $what: stopped them" &&
+				[ "$(count 'did not finish')" = 1 ] && has '^testkern: low memory clean$'; then
+				ok "ap-stall-$job"
+			else
+				not_ok "ap-stall-$job" "status $rc: $(why)"
+			fi
+		else
+			not_ok "ap-stall-$job" "mkimage: $(tail -n 1 "$T/mkimage.log")"
+		fi
+	done
 	cp "$T/seg.kit" "$T/segbad.kit"
 	n=$(stat -c %s "$T/seg.kit")
 	printf '\xff\xff\xff\xff' | dd of="$T/segbad.kit" bs=1 seek=$((n / 2)) conv=notrunc status=none
