@@ -3,12 +3,12 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 
-static void lk_outb(lk_u32 port, lk_u8 v)
+void lk_outb(lk_u32 port, lk_u8 v)
 {
 	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"((lk_u16)port));
 }
 
-static lk_u8 lk_inb(lk_u32 port)
+lk_u8 lk_inb(lk_u32 port)
 {
 	lk_u8 v;
 

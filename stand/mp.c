@@ -59,15 +59,18 @@ static struct {
 	lk_u8 ids[AP_MAX];     /* their APIC IDs (the MADT's) */
 	void *stacks;	       /* mp.aps stacks, from stand_mp_init on */
 	int running;	       /* started, not stopped yet */
+	int halted;	       /* the last stop's INITs were delivered */
 	lk_u32 gen, kind;      /* the posted job */
 } mp;
 static struct lm64_mp mp_job;
 static struct mp_write mp_wr;
 
-/* icr to each application processor, physical destination mode. */
-static void mp_ipi(lk_u32 icr)
+/* icr to each application processor, physical destination mode; 0
+ * when one of them stayed pending. */
+static int mp_ipi(lk_u32 icr)
 {
 	lk_u32 i, n;
+	int ok = 1;
 
 	for (i = 0; i < mp.aps; i++) {
 		mp.apic[APIC_ICR_HI] = (lk_u32)mp.ids[i] << 24;
@@ -75,7 +78,9 @@ static void mp_ipi(lk_u32 icr)
 		for (n = 0; (mp.apic[APIC_ICR_LO] & ICR_PENDING) && n < 1000000;
 		     n++)
 			__builtin_ia32_pause();
+		ok &= n < 1000000;
 	}
+	return ok;
 }
 
 /* The xAPIC's base from IA32_APIC_BASE, or 0: no APIC (CPUID.1 EDX bit
@@ -163,9 +168,19 @@ static void mp_fault_stall(lk_u32 kind)
 	if (kind == MP_INFLATE) {
 		while (!__atomic_load_n(&mp_job.gen, __ATOMIC_ACQUIRE))
 			__builtin_ia32_pause();
-		__atomic_fetch_add(&mp_job.next, 1, __ATOMIC_ACQ_REL);
+		/* Only an item really taken stalls the boot processor. */
+		if (__atomic_fetch_add(&mp_job.next, 1, __ATOMIC_ACQ_REL) >=
+		    mp_job.n)
+			return;
 	} else {
-		__atomic_fetch_add(&mp_wr.next, 1, __ATOMIC_ACQ_REL);
+		lk_u32 k = __atomic_load_n(&mp_wr.next, __ATOMIC_RELAXED);
+
+		do
+			if (k >= mp_wr.ws.nparts)
+				return;
+		while (!__atomic_compare_exchange_n(&mp_wr.next, &k, k + 1, 0,
+						     __ATOMIC_RELAXED,
+						     __ATOMIC_RELAXED));
 	}
 	for (;;)
 		__builtin_ia32_pause();
@@ -234,19 +249,22 @@ static const lk_u8 mp_parked[] = { 0xfa, 0xf4, 0xeb, 0xfd };
  * after (QEMU orders them so), and the second stops it. Once the APs
  * are done with a job.
  */
-static void mp_halt(struct lk_boot *b)
+/* 0 when an INIT was not delivered: a processor may still run. */
+static int mp_halt(struct lk_boot *b)
 {
+	int ok;
+
 	ap_max = 0;
-	mp_ipi(ICR_INIT);
+	ok = mp_ipi(ICR_INIT);
 	stand_delay_us(b, 1000);
-	mp_ipi(ICR_INIT);
+	return mp_ipi(ICR_INIT) && ok;
 }
 
 void stand_mp_stop(struct lk_boot *b)
 {
 	if (!mp.running)
 		return;
-	mp_halt(b);
+	mp.halted = mp_halt(b);
 	lk_memset((void *)(lk_uptr)AP_TRAMP, 0,
 		  (lk_size)(ap_trampoline_end - ap_trampoline));
 	lk_memcpy((void *)(lk_uptr)AP_TRAMP, mp_parked, sizeof(mp_parked));
@@ -306,6 +324,14 @@ int stand_mp_inflate_rest(struct lk_boot *b)
 
 	if (!mp_lm64(LM64_MP_FINISH)) {
 		stand_mp_stop(b);
+		if (!mp.halted) {
+			lk_log(&b->host, LK_LOG_ERROR,
+			       "%s: an application processor did not finish its "
+			       "share of the inflate and did not take INIT",
+			       mp_inf.name);
+			lk_memset(&mp_inf, 0, sizeof(mp_inf));
+			return LK_ERR_UNSUPPORTED;
+		}
 		lk_log(&b->host, LK_LOG_WARN,
 		       "%s: an application processor did not finish its share "
 		       "of the inflate: stopped them, redid it here",
@@ -403,17 +429,23 @@ static int mp_write_wait(lk_u32 n)
 }
 
 /* Parts [0, n) written; a processor that took one and stalled is
- * stopped with the others, and what they left is written here. */
-static void mp_write_settle(struct lk_boot *b, lk_u32 n)
+ * stopped with the others, and what they left is written here. 0 when
+ * one did not take the INIT: it may still be writing. */
+static int mp_write_settle(struct lk_boot *b, lk_u32 n)
 {
 	struct mp_write *w = &mp_wr;
 	lk_u32 k;
 
 	if (!w->stopped && mp_write_wait(n))
-		return;
+		return 1;
 	if (!w->stopped) {
-		mp_halt(b);
 		w->stopped = 1;
+		if (!mp_halt(b)) {
+			lk_log(&b->host, LK_LOG_ERROR,
+			       "write: an application processor did not finish "
+			       "its share of the image and did not take INIT");
+			return 0;
+		}
 		lk_log(&b->host, LK_LOG_WARN,
 		       "write: an application processor did not finish its "
 		       "share of the image: stopped them, wrote it here");
@@ -423,6 +455,7 @@ static void mp_write_settle(struct lk_boot *b, lk_u32 n)
 			w->nerr += lk_link_write_part(w->L, w->dst, &w->ws, k);
 			w->done[k] = 1;
 		}
+	return 1;
 }
 
 /* The stage's write: parts on every processor while this one writes the
@@ -451,13 +484,18 @@ int stand_mp_write(struct lk_boot *b, struct lk_link *L, void *dst,
 	lk_link_write_sections(L, dst, rng, &w->ws);
 	if (w->ws.nfirst) {
 		mp_write_parts(w->ws.nfirst, 0);
-		mp_write_settle(b, w->ws.nfirst);
+		if (!mp_write_settle(b, w->ws.nfirst))
+			goto fail;
 		lk_link_write_sort(L, dst, &w->ws);
 	}
 	mp_write_parts(w->ws.nparts, 0);
-	mp_write_settle(b, w->ws.nparts);
+	if (!mp_write_settle(b, w->ws.nparts))
+		goto fail;
 	rc = lk_link_write_end(L, dst, &w->ws, w->nerr);
 	lk_boot_mp_report(b, "write", w->ws.nparts, "parts", w->by_ap, aps);
 	stand_mp_stop(b);
 	return rc;
+fail:
+	stand_mp_stop(b);
+	return LK_ERR_UNSUPPORTED;
 }
