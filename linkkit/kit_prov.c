@@ -134,6 +134,20 @@ void lk_prov_hash_update(struct lk_prov_hash *c, const void *p, lk_size n)
 	c->size += n;
 }
 
+int lk_prov_size_check(const struct lk_host *h, const struct lk_prov *p,
+		       const char *name, lk_u32 i, lk_u64 size)
+{
+	struct lk_prov_file f;
+
+	lk_prov_file(p, i, &f);
+	if (size == f.size)
+		return LK_OK;
+	lk_log(h, LK_LOG_ERROR, "%s: stale: made from %s whose %s has "
+	       "changed since (size %llu, was %llu)", name, p->kernel, f.name,
+	       size, f.size);
+	return LK_ERR_HASH;
+}
+
 int lk_prov_hash_end(const struct lk_host *h, const struct lk_prov *p,
 		     const char *name, lk_u32 i, struct lk_prov_hash *c)
 {
@@ -145,9 +159,7 @@ int lk_prov_hash_end(const struct lk_host *h, const struct lk_prov *p,
 	lk_sha256_final(&c->sha, sum);
 	same = lk_memcmp(sum, f.sha256, 32) == 0;
 	if (c->size != f.size)
-		lk_log(h, LK_LOG_ERROR, "%s: stale: made from %s whose %s has "
-		       "changed since (size %llu, was %llu)", name, p->kernel,
-		       f.name, c->size, f.size);
+		lk_prov_size_check(h, p, name, i, c->size);
 	else if (!same)
 		lk_log(h, LK_LOG_ERROR, "%s: stale: made from %s whose %s has "
 		       "changed since (sha256 differs, same size)", name,

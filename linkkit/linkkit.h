@@ -295,6 +295,11 @@ void lk_prov_hash_update(struct lk_prov_hash *c, const void *p, lk_size n);
  * LK_ERR_HASH. Wipes c. */
 int lk_prov_hash_end(const struct lk_host *h, const struct lk_prov *p,
 		     const char *name, lk_u32 i, struct lk_prov_hash *c);
+/* Entry i's file has size bytes: LK_OK when that is its recorded size,
+ * else the stale line lk_prov_hash_end gives for a size and LK_ERR_HASH
+ * (checked before reading: a size from disk is not trusted to be small). */
+int lk_prov_size_check(const struct lk_host *h, const struct lk_prov *p,
+		       const char *name, lk_u32 i, lk_u64 size);
 /* Entry i's file is not there: its stale line, LK_ERR_HASH. */
 int lk_prov_missing(const struct lk_host *h, const struct lk_prov *p,
 		    const char *name, lk_u32 i);

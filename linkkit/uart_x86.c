@@ -16,10 +16,18 @@ lk_u8 lk_inb(lk_u32 port)
 	return v;
 }
 
+/* A port whose transmitter never became empty: every later character
+ * would wait out the same bound (~0.1 s), so the log of a boot would take
+ * minutes. Once is enough to stop writing to it (until it is set up
+ * again). */
+static lk_u32 lk_uart_dead;
+
 void lk_uart_init(lk_u32 port, lk_u32 speed)
 {
 	lk_u32 div = speed && speed <= 115200 ? 115200 / speed : 1;
 
+	if (port == lk_uart_dead)
+		lk_uart_dead = 0;
 	lk_outb(port + 1, 0x00); /* no interrupts: polled */
 	lk_outb(port + 3, 0x80); /* DLAB: the divisor follows */
 	lk_outb(port + 0, (lk_u8)div);
@@ -31,11 +39,21 @@ void lk_uart_init(lk_u32 port, lk_u32 speed)
 
 void lk_uart_putc(lk_u32 port, char c)
 {
-	for (lk_u32 i = 0; i < 100000 && !(lk_inb(port + 5) & 0x20); i++)
+	lk_u32 i;
+
+	if (port == lk_uart_dead)
+		return;
+	for (i = 0; i < 100000 && !(lk_inb(port + 5) & 0x20); i++)
 		;
+	if (i == 100000)
+		lk_uart_dead = port;
 	lk_outb(port, (lk_u8)c);
 }
 
+/* A received byte, 0xff for a NUL; 0 when none waits. A byte with a
+ * break, framing, parity or overrun error (LSR bits 1-4: a line left
+ * floating or a console server's break) is no key press: dropped, so
+ * that noise cannot stop an unattended boot at the prompt. */
 int lk_uart_getc(lk_u32 port)
 {
 	lk_u8 lsr = lk_inb(port + 5), c;
@@ -43,6 +61,8 @@ int lk_uart_getc(lk_u32 port)
 	if (lsr == 0xff || !(lsr & 0x01))
 		return 0;
 	c = lk_inb(port);
+	if (lsr & 0x1e)
+		return 0;
 	return c ? c : 0xff;
 }
 

@@ -136,12 +136,17 @@ a20_check:
 	popw	%ds
 	ret
 
-/* Reads the E820 map into e820_map; e820_count = entries (0 if none). */
+/* Reads the E820 map into e820_map; e820_count = entries (0 if none).
+ * Calls are counted too: a BIOS that keeps answering with short entries
+ * (CL < 20, not stored) and a continuation value would loop forever. */
 e820_read:
 	xorl	%ebx, %ebx
 	movw	$e820_map, %di
 	xorw	%bp, %bp
-1:	movl	$1, %es:20(%di)         /* ACPI 3 attribute: valid unless set */
+	movw	$E820_MAX * 2, e820_calls
+1:	decw	e820_calls
+	js	2f
+	movl	$1, %es:20(%di)         /* ACPI 3 attribute: valid unless set */
 	movl	$0xe820, %eax
 	movl	$24, %ecx
 	movl	$0x534d4150, %edx       /* "SMAP" */
@@ -619,6 +624,7 @@ thunk_regs:	.fill 10, 4, 0
 boot_drive:	.byte 0
 	.balign 4
 e820_count:	.word 0, 0
+e820_calls:	.word 0
 	.balign 8
 e820_map:	.fill E820_MAX * 24, 1, 0
 msg_a20:	.asciz "relinkboot: cannot enable A20\r\n"

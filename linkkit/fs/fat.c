@@ -489,18 +489,23 @@ static int lookup_root16(struct lk_fs *fs, const char *path,
 	return 0;
 }
 
+/* A directory holds at most 65,536 entries (FAT's own limit): 2 MiB. */
+#define FAT_DIR_MAX_BYTES (65536u * DIRENT)
+
 /* 1 found, 0 not found, -1 error. Chains are bounded by the cluster
- * count, so a FAT loop ends with an error instead of a hang. */
+ * count and by the largest directory FAT allows, so a loop in the FAT
+ * ends with an error after at most 2 MiB of reads, not hours of them. */
 static int lookup_chain(struct lk_fs *fs, const char *path, lk_u32 c,
 			const lk_u8 name[11], struct fat_ent *f)
 {
 	const struct fat *p = fs->priv;
 	lk_u32 per = p->cluster_bytes / DIRENT;
+	lk_u32 max = FAT_DIR_MAX_BYTES / p->cluster_bytes + 1;
 
 	for (lk_u32 steps = 0;; steps++) {
 		int r;
 
-		if (!cluster_ok(p, c) || steps >= p->nclusters) {
+		if (!cluster_ok(p, c) || steps >= p->nclusters || steps >= max) {
 			lk_log(fs->h, LK_LOG_ERROR,
 			       "%s: corrupt directory chain at cluster %u",
 			       path, c);

@@ -49,6 +49,11 @@
  * minutes), not for a root file system (the relink directory of a
  * GENERIC kernel, ~2,200 objects, is ~64 KiB). */
 #define FFS_DIR_MAX (8ull << 20)
+/* Directory bytes read from the disk (cache misses) per mount: a few MiB
+ * for a stale check of a GENERIC kernel's ~2,200 objects. Past this, a
+ * root whose directories repeat their blocks cannot make the lookups of
+ * a boot read for hours. */
+#define FFS_DIR_READ_MAX (1ull << 30)
 
 #define IFMT 0170000u
 #define IFDIR 0040000u
@@ -111,6 +116,7 @@ struct ffs {
 	struct ffs_ind ind[FFS_NIADDR];
 	struct ffs_dcache dc[FFS_DCACHE];
 	lk_u32 dc_next;
+	lk_u64 dir_read; /* directory bytes read from the disk */
 	lk_u64 isec_at[FFS_ICACHE]; /* partition sector + 1; 0: empty */
 	lk_u8 isec[FFS_ICACHE][SEC];
 	lk_u32 isec_next;
@@ -511,6 +517,13 @@ static const lk_u8 *dir_block(struct lk_fs *fs, const struct ffs_inode *dir,
 	}
 	c = &p->dc[p->dc_next++ % FFS_DCACHE];
 	c->n = 0;
+	p->dir_read += n;
+	if (p->dir_read > FFS_DIR_READ_MAX) {
+		lk_log(fs->h, LK_LOG_ERROR,
+		       "ffs: over %llu MiB of directory reads: the file system "
+		       "is taken for corrupt", FFS_DIR_READ_MAX >> 20);
+		return LK_NULL;
+	}
 	if (read_range(fs, dir, off, c->buf, n))
 		return LK_NULL;
 	c->ino = dir->ino;

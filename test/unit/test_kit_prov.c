@@ -338,6 +338,7 @@ static void test_stream(void)
 	struct lk_kit kit;
 	struct lk_prov p;
 	struct lk_prov_hash c;
+	char want[96];
 	int bad = 0, rc;
 
 	open_prov(k, kn, &kit, &p);
@@ -362,6 +363,16 @@ static void test_stream(void)
 	rc = lk_prov_hash_end(&host, &p, "t.kit", 1, &c);
 	tap_check(rc == LK_ERR_HASH && nlines == 1 && strstr(last, "sha256 differs"),
 		  "prov-stream-stale", "rc %d: %s", rc, last);
+	/* The stage checks an inode's size before it reads a byte. */
+	nlines = 0;
+	rc = lk_prov_size_check(&host, &p, "t.kit", 1, dir[1].size);
+	tap_check(rc == LK_OK && nlines == 0, "prov-size-same", "rc %d: %s", rc, last);
+	rc = lk_prov_size_check(&host, &p, "t.kit", 1, 1ull << 47);
+	snprintf(want, sizeof(want), "(size %llu, was %llu)", 1ull << 47,
+		 (unsigned long long)dir[1].size);
+	tap_check(rc == LK_ERR_HASH && nlines == 1 && strstr(last, want) &&
+			  strstr(last, "t.kit: stale: made from GENERIC whose "),
+		  "prov-size-differs", "rc %d: %s", rc, last);
 	free(rec);
 	free(k);
 }
