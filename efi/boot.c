@@ -65,7 +65,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	s->boot.con_port = 0x3f8; /* the firmware's COM1, 115200 */
 	s->boot.con_speed = 115200;
 	eb_host_init(s);
-	st->BootServices->SetWatchdogTimer(0, 0, 0, LK_NULL);
+	eb_watchdog(s, 1);
 	if (eb_open_root(s))
 		return EFI_LOAD_ERROR;
 	lk_boot_main(&s->boot);

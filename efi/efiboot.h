@@ -42,6 +42,7 @@ struct eb_state {
 	 * the core's host. boot.stage points back here. */
 	struct lk_boot boot;
 	int boot_services_gone;
+	int watchdog_off; /* a key was pressed: a person is at the console */
 	struct eb_region regions[EB_MAX_REGIONS];
 	UINTN nregions;
 	lk_u64 stack_hi; /* efi_main's frame: the stack wipe starts below it */
@@ -102,6 +103,11 @@ int eb_read_file(struct lk_boot *b, const char *path, int secret,
 		 void **data, lk_u64 *size);
 
 /* prompt.c: the console input and delay hooks. */
+/* The firmware's watchdog while the stage runs unattended (efi/prompt.c):
+ * 5 minutes, a code outside the firmware's reserved 0..0xffff. */
+#define EB_WATCHDOG_S 300
+#define EB_WATCHDOG_CODE 0x524c4b42u /* "RLKB" */
+void eb_watchdog(struct eb_state *s, int on);
 int eb_poll_key(struct lk_boot *b);
 void eb_put(struct lk_boot *b, const char *str);
 void eb_memory(struct lk_boot *b);

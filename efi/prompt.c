@@ -2,6 +2,22 @@
 #include "efiboot.h"
 #include "../linkkit/uart.h"
 
+/*
+ * The firmware's watchdog stays armed while the stage works alone
+ * (efi_main sets it to EB_WATCHDOG_S): should anything hang, the machine
+ * resets instead of waiting forever. A countdown keeps it from firing;
+ * a key pressed means a person is at the console, and no machine resets
+ * under them.
+ */
+void eb_watchdog(struct eb_state *s, int on)
+{
+	if (s->watchdog_off || s->boot_services_gone)
+		return;
+	s->watchdog_off = !on;
+	s->st->BootServices->SetWatchdogTimer(on ? EB_WATCHDOG_S : 0,
+					      EB_WATCHDOG_CODE, 0, LK_NULL);
+}
+
 /* The first key waiting on ConIn, or 0. */
 int eb_poll_key(struct lk_boot *b)
 {
@@ -9,15 +25,16 @@ int eb_poll_key(struct lk_boot *b)
 	EFI_INPUT_KEY key;
 	int c = eb_of(b)->uart ? lk_uart_getc(eb_of(b)->uart) : 0;
 
+	if (!c && in && in->ReadKeyStroke(in, &key) == EFI_SUCCESS)
+		c = key.UnicodeChar ? key.UnicodeChar : 0xffff;
 	if (c)
-		return c;
-	if (!in || in->ReadKeyStroke(in, &key) != EFI_SUCCESS)
-		return 0;
-	return key.UnicodeChar ? key.UnicodeChar : 0xffff;
+		eb_watchdog(eb_of(b), 0);
+	return c;
 }
 
 void eb_delay_us(struct lk_boot *b, lk_u32 us)
 {
+	eb_watchdog(eb_of(b), 1);
 	eb_of(b)->st->BootServices->Stall(us);
 }
 
