@@ -87,11 +87,12 @@ static void eb_free(void *ctx, void *ptr, lk_size size)
 void eb_host_init(struct eb_state *s)
 {
 	lk_boot_host(&s->boot, eb_alloc, eb_free);
+	s->watchdog_s = EB_WATCHDOG_S;
 	eb_variant_init(s);
 }
 
-/* The production stage has no variant; the leak-test build links a
- * strong definition (efi/leaktest.c) instead. */
+/* The production stage has no variant; the leak-test and hang-test
+ * builds link a strong definition (efi/leaktest.c, efi/hangtest.c). */
 __attribute__((weak)) void eb_variant_init(struct eb_state *s)
 {
 	(void)s;

@@ -43,6 +43,7 @@ struct eb_state {
 	struct lk_boot boot;
 	int boot_services_gone;
 	int watchdog_off; /* a key was pressed: a person is at the console */
+	UINTN watchdog_s; /* EB_WATCHDOG_S (the hang-test build: 5) */
 	struct eb_region regions[EB_MAX_REGIONS];
 	UINTN nregions;
 	lk_u64 stack_hi; /* efi_main's frame: the stack wipe starts below it */

@@ -4,17 +4,17 @@
 
 /*
  * The firmware's watchdog stays armed while the stage works alone
- * (efi_main sets it to EB_WATCHDOG_S): should anything hang, the machine
- * resets instead of waiting forever. A countdown keeps it from firing;
- * a key pressed means a person is at the console, and no machine resets
- * under them.
+ * (efi_main sets it to watchdog_s seconds): should anything hang, the
+ * machine resets instead of waiting forever. A countdown keeps it from
+ * firing; a key pressed means a person is at the console, and no machine
+ * resets under them.
  */
 void eb_watchdog(struct eb_state *s, int on)
 {
 	if (s->watchdog_off || s->boot_services_gone)
 		return;
 	s->watchdog_off = !on;
-	s->st->BootServices->SetWatchdogTimer(on ? EB_WATCHDOG_S : 0,
+	s->st->BootServices->SetWatchdogTimer(on ? s->watchdog_s : 0,
 					      EB_WATCHDOG_CODE, 0, LK_NULL);
 }
 

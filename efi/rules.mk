@@ -8,7 +8,7 @@ EFI_CFLAGS := -std=gnu11 -Os -fpic -ffreestanding -fno-builtin \
 EFI_LDFLAGS := -nostdlib -znocombreloc -z defs -T /usr/lib/elf_x86_64_efi.lds \
   -shared -Bsymbolic -L/usr/lib
 EFI_SRCS := $(wildcard efi/*.c)
-EFI_SRCS := $(filter-out efi/test_%.c efi/leaktest.c,$(EFI_SRCS))
+EFI_SRCS := $(filter-out efi/test_%.c efi/leaktest.c efi/hangtest.c,$(EFI_SRCS))
 EFI_CORE_SRCS := $(LINKKIT_SRCS)
 EFI_OBJS := $(patsubst %.c,$(B)/efi/obj/%.o,$(EFI_SRCS) $(EFI_CORE_SRCS)) \
   $(B)/efi/obj/efi/trampoline.o
@@ -47,6 +47,16 @@ $(B)/efi/BOOTX64-leak%.EFI: $(B)/efi/bootx64-leak%.so
 	  --target efi-app-x86_64 --subsystem=10 $< $@
 ALL += $(B)/efi/BOOTX64-leaktest.EFI $(B)/efi/BOOTX64-leaktest-neg.EFI
 
+# Hang-test stage (efi/test-uefi-boot.sh, never installed): efi/hangtest.c's
+# eb_variant_init gives the watchdog 5 s and makes the inflate spin.
+$(B)/efi/bootx64-hangtest.so: $(EFI_OBJS) $(B)/efi/obj/efi/hangtest.o
+	ld $(EFI_LDFLAGS) /usr/lib/crt0-efi-x86_64.o $^ -lefi -lgnuefi -o $@
+$(B)/efi/BOOTX64-hangtest.EFI: $(B)/efi/bootx64-hangtest.so
+	objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
+	  -j .rela -j '.rel.*' -j '.rela.*' -j .reloc \
+	  --target efi-app-x86_64 --subsystem=10 $< $@
+ALL += $(B)/efi/BOOTX64-hangtest.EFI
+
 # Host unit test of the shared boot-protocol code (config.c, mb2.c).
 $(B)/efi/test_boot: efi/test_boot.c linkkit/config.c linkkit/mb2.c \
   linkkit/config.h linkkit/mb2.h $(B)/linkkit/liblinkkit.a
@@ -59,7 +69,7 @@ TESTS += $(B)/efi/test_boot
 
 # QEMU/OVMF boots of the stage itself (~30 s): debug_seed relink equals the
 # host link, config warnings, phase timings, the one fallback line.
-$(B)/efi/test-uefi-boot: efi/test-uefi-boot.sh $(B)/efi/BOOTX64.EFI
+$(B)/efi/test-uefi-boot: efi/test-uefi-boot.sh $(B)/efi/BOOTX64.EFI $(B)/efi/BOOTX64-hangtest.EFI
 	@mkdir -p $(@D)
 	@printf '#!/bin/sh\ncd "%s" && B="%s" exec efi/test-uefi-boot.sh\n' \
 	  '$(CURDIR)' '$(abspath $(B))' >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@

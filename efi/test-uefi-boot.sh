@@ -7,7 +7,10 @@
 #     verbose=0, seed_file -> exactly one fallback line naming the kit,
 #     nothing else (no seed_file warning, nothing about the layout), the
 #     fallback demo passes;
-#  and the boot-side link equals the host link: A's fingerprint == B's.
+#  and the boot-side link equals the host link: A's fingerprint == B's;
+#  C: BOOTX64-hangtest.EFI (efi/hangtest.c: the stage's watchdog given 5 s,
+#     an inflate that never returns) -> the firmware resets the machine
+#     (QEMU -no-reboot ends) well before the time limit.
 set -uo pipefail
 B=${B:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,7 +49,9 @@ head -c 64 /dev/urandom >"$work/seed.bin"
 	--cfg "$work/a.cfg" >"$work/mk.log" 2>&1 &&
 "$mkimage" create -o "$work/b.img" --efi "$efi" --kit "$kit" --fallback "$work/host.elf" \
 	--cfg "$work/b.cfg" --seed "$work/seed.bin" >>"$work/mk.log" 2>&1 &&
-"$mkimage" remove "$work/b.img" '\RELINK\KERNEL.KIT' >>"$work/mk.log" 2>&1 ||
+"$mkimage" remove "$work/b.img" '\RELINK\KERNEL.KIT' >>"$work/mk.log" 2>&1 &&
+"$mkimage" create -o "$work/c.img" --efi "$B/efi/BOOTX64-hangtest.EFI" --kit "$kit" \
+	--fallback "$fb" --cfg "$work/b.cfg" >>"$work/mk.log" 2>&1 ||
 	{ echo "not ok efi-boot-setup: mkimage: $(tail -n1 "$work/mk.log")"; exit 1; }
 
 boot() { # boot NAME: serial log in $work/NAME.log, QEMU status in NAME.rc
@@ -60,6 +65,9 @@ boot() { # boot NAME: serial log in $work/NAME.log, QEMU status in NAME.rc
 	echo $? >"$work/$1.rc"
 }
 boot a & boot b & wait
+t0=$SECONDS
+boot c
+c_secs=$((SECONDS - t0))
 
 # demo_ok NAME LOADER: "" if the demo kernel passed with that loader name.
 demo_ok() {
@@ -106,3 +114,13 @@ elif [ "$fa" != "$fb" ]; then
 else
 	report efi-seeded-link-equals-host-link ""
 fi
+
+# C: reset by the watchdog: QEMU ended on its own (status 0 under
+# -no-reboot, not the timeout's 124), the spin was reached, nothing booted.
+c=$(clean "$work/c.log")
+why=""
+[ "$(cat "$work/c.rc")" = 0 ] || why="QEMU status $(cat "$work/c.rc") after ${c_secs}s"
+grep -q 'relinkboot: hang test: .*KERNEL.KIT: the inflate never returns' <<<"$c" ||
+	why="$why; the hang was not reached"
+grep -q 'demo:' <<<"$c" && why="$why; a kernel ran"
+report efi-watchdog-resets-a-hang "${why#; }"
