@@ -4,6 +4,7 @@
  * E820 range, the boot drive, the ESP.
  */
 #include "bios.h"
+#include "../linkkit/uart.h"
 #include "stand.h"
 
 static struct stand st;
@@ -57,11 +58,23 @@ static void stand_memory(struct lk_boot *b)
 			      e820_map[i].type);
 }
 
-/* The keyboard controller's reset line; a triple fault would do too. */
+/* The keyboard controller's reset line, then the chipset's reset
+ * control register (0xcf9: boards without an 8042), then a triple fault
+ * (no IDT left to catch it). */
 static void stand_reboot(struct lk_boot *b)
 {
+	static const struct {
+		lk_u16 limit;
+		lk_u32 base;
+	} __attribute__((packed)) no_idt = { 0, 0 };
+
 	(void)b;
-	__asm__ volatile("outb %0, $0x64" : : "a"((lk_u8)0xfe));
+	lk_outb(0x64, 0xfe);
+	stand_delay_us(b, 50000);
+	lk_outb(0xcf9, 0x02);
+	lk_outb(0xcf9, 0x06);
+	stand_delay_us(b, 50000);
+	__asm__ volatile("lidt %0; int3" : : "m"(no_idt));
 	stand_halt("reset failed");
 }
 
