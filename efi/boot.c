@@ -18,6 +18,7 @@ static void eb_give_up(struct lk_boot *b)
 
 	eb_release_all(s);
 	eb_mp_settle(s);
+	eb_watchdog(s, 0); /* back to the firmware (efi_main returns) */
 }
 
 static const struct lk_boot_ops eb_ops = {
@@ -66,8 +67,11 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	s->boot.con_speed = 115200;
 	eb_host_init(s);
 	eb_watchdog(s, 1);
-	if (eb_open_root(s))
+	if (eb_open_root(s)) {
+		eb_watchdog(s, 0);
 		return EFI_LOAD_ERROR;
+	}
 	lk_boot_main(&s->boot);
+	eb_watchdog(s, 0);
 	return EFI_LOAD_ERROR;
 }

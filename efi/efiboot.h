@@ -42,7 +42,6 @@ struct eb_state {
 	 * the core's host. boot.stage points back here. */
 	struct lk_boot boot;
 	int boot_services_gone;
-	int watchdog_off; /* a key was pressed: a person is at the console */
 	UINTN watchdog_s; /* EB_WATCHDOG_S (the hang-test build: 5) */
 	struct eb_region regions[EB_MAX_REGIONS];
 	UINTN nregions;

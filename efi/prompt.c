@@ -3,17 +3,18 @@
 #include "../linkkit/uart.h"
 
 /*
- * The firmware's watchdog stays armed while the stage works alone
- * (efi_main sets it to watchdog_s seconds): should anything hang, the
- * machine resets instead of waiting forever. A countdown keeps it from
- * firing; a key pressed means a person is at the console, and no machine
- * resets under them.
+ * The firmware's watchdog stays armed while the stage runs (efi_main arms
+ * it for watchdog_s seconds): should anything hang, the machine resets
+ * instead of waiting forever. Every delay re-arms it, so the countdown
+ * and the `boot>` prompt (which waits for keys between delays) never
+ * see it fire, and an `f` at the countdown leaves the fallback boot
+ * guarded. Off before returning to the firmware (efi_main, give_up):
+ * a shell that started the stage may not disarm it itself.
  */
 void eb_watchdog(struct eb_state *s, int on)
 {
-	if (s->watchdog_off || s->boot_services_gone)
+	if (s->boot_services_gone)
 		return;
-	s->watchdog_off = !on;
 	s->st->BootServices->SetWatchdogTimer(on ? s->watchdog_s : 0,
 					      EB_WATCHDOG_CODE, 0, LK_NULL);
 }
@@ -25,11 +26,11 @@ int eb_poll_key(struct lk_boot *b)
 	EFI_INPUT_KEY key;
 	int c = eb_of(b)->uart ? lk_uart_getc(eb_of(b)->uart) : 0;
 
-	if (!c && in && in->ReadKeyStroke(in, &key) == EFI_SUCCESS)
-		c = key.UnicodeChar ? key.UnicodeChar : 0xffff;
 	if (c)
-		eb_watchdog(eb_of(b), 0);
-	return c;
+		return c;
+	if (!in || in->ReadKeyStroke(in, &key) != EFI_SUCCESS)
+		return 0;
+	return key.UnicodeChar ? key.UnicodeChar : 0xffff;
 }
 
 void eb_delay_us(struct lk_boot *b, lk_u32 us)

@@ -16,10 +16,11 @@ lk_u8 lk_inb(lk_u32 port)
 	return v;
 }
 
-/* A port whose transmitter never became empty: every later character
- * would wait out the same bound (~0.1 s), so the log of a boot would take
- * minutes. Once is enough to stop writing to it (until it is set up
- * again). */
+/* A port whose transmitter did not become empty within the bound: while
+ * it stays full, later characters are dropped after one look at the line
+ * status instead of each waiting out the bound (~0.1 s: a boot's log
+ * would take minutes). It lives again once the transmitter empties (a
+ * terminal that sent XOFF, a slow line) or the port is set up again. */
 static lk_u32 lk_uart_dead;
 
 void lk_uart_init(lk_u32 port, lk_u32 speed)
@@ -41,8 +42,11 @@ void lk_uart_putc(lk_u32 port, char c)
 {
 	lk_u32 i;
 
-	if (port == lk_uart_dead)
-		return;
+	if (port == lk_uart_dead) {
+		if (!(lk_inb(port + 5) & 0x20))
+			return;
+		lk_uart_dead = 0;
+	}
 	for (i = 0; i < 100000 && !(lk_inb(port + 5) & 0x20); i++)
 		;
 	if (i == 100000)
@@ -51,9 +55,10 @@ void lk_uart_putc(lk_u32 port, char c)
 }
 
 /* A received byte, 0xff for a NUL; 0 when none waits. A byte with a
- * break, framing, parity or overrun error (LSR bits 1-4: a line left
- * floating or a console server's break) is no key press: dropped, so
- * that noise cannot stop an unattended boot at the prompt. */
+ * break, framing or parity error (LSR bits 2-4: a line left floating or
+ * a console server's break) is no key press: dropped, so that noise
+ * cannot stop an unattended boot at the prompt. (An overrun, bit 1,
+ * lost a later byte; this one is good.) */
 int lk_uart_getc(lk_u32 port)
 {
 	lk_u8 lsr = lk_inb(port + 5), c;
@@ -61,7 +66,7 @@ int lk_uart_getc(lk_u32 port)
 	if (lsr == 0xff || !(lsr & 0x01))
 		return 0;
 	c = lk_inb(port);
-	if (lsr & 0x1e)
+	if (lsr & 0x1c)
 		return 0;
 	return c ? c : 0xff;
 }

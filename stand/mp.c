@@ -157,10 +157,16 @@ static void mp_write_parts(lk_u32 limit, int ap)
 
 #ifdef STAND_FAULT_AP_STALL
 /* Test builds only: the first application processor takes an item of
- * job STAND_FAULT_AP_STALL (1: inflate, 2: write) and never finishes it. */
+ * job STAND_FAULT_AP_STALL (1: inflate, 2: write) and never finishes it;
+ * the boot processor waits for that before it takes any (mp_fault_wait),
+ * so the item is there to take however the two are scheduled. */
+static lk_u32 mp_fault_tried;
+
 static void mp_fault_stall(lk_u32 kind)
 {
 	static lk_u32 taken;
+	lk_u32 k;
+	int got;
 
 	if (kind != STAND_FAULT_AP_STALL ||
 	    __atomic_exchange_n(&taken, 1, __ATOMIC_ACQ_REL))
@@ -168,25 +174,33 @@ static void mp_fault_stall(lk_u32 kind)
 	if (kind == MP_INFLATE) {
 		while (!__atomic_load_n(&mp_job.gen, __ATOMIC_ACQUIRE))
 			__builtin_ia32_pause();
-		/* Only an item really taken stalls the boot processor. */
-		if (__atomic_fetch_add(&mp_job.next, 1, __ATOMIC_ACQ_REL) >=
-		    mp_job.n)
-			return;
+		got = __atomic_fetch_add(&mp_job.next, 1, __ATOMIC_ACQ_REL) <
+		      mp_job.n;
 	} else {
-		lk_u32 k = __atomic_load_n(&mp_wr.next, __ATOMIC_RELAXED);
-
-		do
-			if (k >= mp_wr.ws.nparts)
-				return;
-		while (!__atomic_compare_exchange_n(&mp_wr.next, &k, k + 1, 0,
-						     __ATOMIC_RELAXED,
-						     __ATOMIC_RELAXED));
+		k = __atomic_fetch_add(&mp_wr.next, 1, __ATOMIC_ACQ_REL);
+		got = k < mp_wr.ws.nparts;
 	}
-	for (;;)
+	__atomic_store_n(&mp_fault_tried, 1, __ATOMIC_RELEASE);
+	while (got)
+		__builtin_ia32_pause();
+}
+
+static void mp_fault_wait(lk_u32 kind)
+{
+	lk_u64 t0 = __builtin_ia32_rdtsc();
+
+	while (kind == STAND_FAULT_AP_STALL &&
+	       !__atomic_load_n(&mp_fault_tried, __ATOMIC_ACQUIRE) &&
+	       __builtin_ia32_rdtsc() - t0 < (1ull << 33))
 		__builtin_ia32_pause();
 }
 #else
 static void mp_fault_stall(lk_u32 kind)
+{
+	(void)kind;
+}
+
+static void mp_fault_wait(lk_u32 kind)
 {
 	(void)kind;
 }
@@ -265,6 +279,12 @@ void stand_mp_stop(struct lk_boot *b)
 	if (!mp.running)
 		return;
 	mp.halted = mp_halt(b);
+	if (!mp.halted) {
+		/* One may still run on that code and stack: leave them; the
+		 * callers boot the fallback, not this layout. */
+		mp.running = 0;
+		return;
+	}
 	lk_memset((void *)(lk_uptr)AP_TRAMP, 0,
 		  (lk_size)(ap_trampoline_end - ap_trampoline));
 	lk_memcpy((void *)(lk_uptr)AP_TRAMP, mp_parked, sizeof(mp_parked));
@@ -392,6 +412,7 @@ int stand_mp_inflate(struct lk_boot *b, const struct lk_kit *kit,
 	mp_inf.hash_checked = 0;
 	mp_post(MP_INFLATE);
 	mp_lm64(LM64_MP_START);
+	mp_fault_wait(MP_INFLATE);
 	while (!mp_prefix_in())
 		if (!mp_lm64(LM64_MP_ONE))
 			return stand_mp_inflate_rest(b);
@@ -481,6 +502,7 @@ int stand_mp_write(struct lk_boot *b, struct lk_link *L, void *dst,
 		return LK_ERR_LINK;
 	}
 	mp_post(MP_WRITE);
+	mp_fault_wait(MP_WRITE);
 	lk_link_write_sections(L, dst, rng, &w->ws);
 	if (w->ws.nfirst) {
 		mp_write_parts(w->ws.nfirst, 0);
@@ -494,7 +516,11 @@ int stand_mp_write(struct lk_boot *b, struct lk_link *L, void *dst,
 	rc = lk_link_write_end(L, dst, &w->ws, w->nerr);
 	lk_boot_mp_report(b, "write", w->ws.nparts, "parts", w->by_ap, aps);
 	stand_mp_stop(b);
-	return rc;
+	if (mp.halted)
+		return rc;
+	lk_log(&b->host, LK_LOG_ERROR,
+	       "write: an application processor did not take INIT");
+	return LK_ERR_UNSUPPORTED;
 fail:
 	stand_mp_stop(b);
 	return LK_ERR_UNSUPPORTED;

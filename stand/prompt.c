@@ -5,7 +5,9 @@
 #include "stand.h"
 
 #define PIT_KHZ 1193u /* 1.193182 MHz */
-#define PIT_POLLS 10000000u
+/* A count of 50 ms that has not ended after 2^32 TSC ticks (over 1 s
+ * below 4 GHz) never will. */
+#define PIT_GIVE_UP_TICKS (1ull << 32)
 
 /*
  * PIT channel 2 as a one-shot (mode 0; gate on, speaker off): OUT2, port
@@ -16,7 +18,8 @@
 static void pit_delay_us(lk_u32 us)
 {
 	static int no_pit;
-	lk_u32 step, count, n;
+	lk_u32 step, count;
+	lk_u64 t0;
 
 	for (; us && !no_pit; us -= step) {
 		step = us < 50000 ? us : 50000;
@@ -25,9 +28,9 @@ static void pit_delay_us(lk_u32 us)
 		lk_outb(0x43, 0xb0); /* channel 2, low then high byte, mode 0 */
 		lk_outb(0x42, count & 0xff);
 		lk_outb(0x42, count >> 8);
-		for (n = 0; !(lk_inb(0x61) & 0x20) && n < PIT_POLLS; n++)
-			;
-		no_pit = n == PIT_POLLS;
+		t0 = __builtin_ia32_rdtsc();
+		while (!(lk_inb(0x61) & 0x20) && !no_pit)
+			no_pit = __builtin_ia32_rdtsc() - t0 > PIT_GIVE_UP_TICKS;
 	}
 }
 
