@@ -20,7 +20,7 @@ $(B)/efi/obj/%.o: %.c $(EFI_HDRS)
 
 $(B)/efi/obj/efi/boot.o: $(LK_PUBKEY_H)
 
-$(B)/efi/obj/efi/trampoline.o: efi/trampoline.S
+$(B)/efi/obj/efi/trampoline.o: efi/trampoline.S linkkit/asm_x86.h
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 

@@ -10,6 +10,7 @@
  * descriptor tables included, can be scrubbed; then drop to a 32-bit
  * compatibility segment, because CR0.PG may only be cleared from there.
  */
+#include "../linkkit/asm_x86.h"
 	.section .text.eb_tramp, "ax"
 	.globl eb_tramp_start, eb_tramp_end, eb_tramp_args
 	.code64
@@ -44,14 +45,7 @@ eb_tramp_start:
 	pxor	%xmm13, %xmm13
 	pxor	%xmm14, %xmm14
 	pxor	%xmm15, %xmm15
-	xorl	%r8d, %r8d
-	xorl	%r9d, %r9d
-	xorl	%r10d, %r10d
-	xorl	%r11d, %r11d
-	xorl	%r12d, %r12d
-	xorl	%r13d, %r13d
-	xorl	%r14d, %r14d
-	xorl	%r15d, %r15d
+	LK_CLEAR_R8_R15
 
 	leaq	gdt(%rip), %rax
 	movq	%rax, gdtr_base(%rip)
@@ -124,14 +118,7 @@ long64:
 	xorl	%edi, %edi
 	xorl	%ebp, %ebp
 	/* Nothing of the stage's in the registers the kernel inherits. */
-	xorl	%r8d, %r8d
-	xorl	%r9d, %r9d
-	xorl	%r10d, %r10d
-	xorl	%r11d, %r11d
-	xorl	%r12d, %r12d
-	xorl	%r13d, %r13d
-	xorl	%r14d, %r14d
-	xorl	%r15d, %r15d
+	LK_CLEAR_R8_R15
 	jmp	*%rax
 
 	.code32

@@ -31,6 +31,8 @@ $(SB)/%.o: stand/%.S
 	@mkdir -p $(@D)
 	$(CC) $(STAND_ASFLAGS) -c $< -o $@
 
+$(SB)/start.o: linkkit/asm_x86.h
+
 $(SB)/%.o: stand/%.c stand/*.h $(LINKKIT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(STAND_CFLAGS) -I $(B)/gen -c $< -o $@

@@ -4,6 +4,7 @@
  * .text16, which the linker script places first at 0x8000 so that every
  * label the 16-bit code touches is below 64 KiB.
  */
+#include "../linkkit/asm_x86.h"
 #define CODE32 0x08
 #define DATA32 0x10
 #define CODE16 0x18
@@ -263,14 +264,7 @@ lm64_enter:
 	andq	$-16, %rsp
 	call	*%rsi
 	movq	%rbx, %rsp
-	xorl	%r8d, %r8d
-	xorl	%r9d, %r9d
-	xorl	%r10d, %r10d
-	xorl	%r11d, %r11d
-	xorl	%r12d, %r12d
-	xorl	%r13d, %r13d
-	xorl	%r14d, %r14d
-	xorl	%r15d, %r15d
+	LK_CLEAR_R8_R15
 	pushq	$CODE32
 	leaq	lm64_leave(%rip), %rcx
 	pushq	%rcx
