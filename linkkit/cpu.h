@@ -63,7 +63,12 @@ lk_u32 lk_cpu_features(void);
  * fast path directly to compare it with the portable one. */
 lk_u32 lk_cpu_probe(void);
 
-/* The time-stamp counter (phase timings, jitter entropy). */
+/* CPUID leaf.sub into r (EAX, EBX, ECX, EDX); zeros off x86. For the
+ * boot stages' own questions (long mode, XSAVE state, the local APIC). */
+void lk_cpuid(lk_u32 leaf, lk_u32 sub, lk_u32 r[4]);
+
+/* The time-stamp counter (phase timings, jitter entropy, the BIOS
+ * stage's bounded waits). */
 lk_u64 lk_cpu_rdtsc(void);
 
 /* len bytes from RDSEED (seed != 0) or RDRAND, retrying each word a few

@@ -15,11 +15,11 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 
-static void lk_cpuid(lk_u32 leaf, lk_u32 r[4])
+void lk_cpuid(lk_u32 leaf, lk_u32 sub, lk_u32 r[4])
 {
 	__asm__ volatile("cpuid"
 			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
-			 : "a"(leaf), "c"(0));
+			 : "a"(leaf), "c"(sub));
 }
 
 #ifdef __x86_64__
@@ -41,11 +41,11 @@ lk_u32 lk_cpu_probe(void)
 {
 	lk_u32 r[4], max, ecx1, f = 0;
 
-	lk_cpuid(0, r);
+	lk_cpuid(0, 0, r);
 	max = r[0];
 	if (max < 1)
 		return 0;
-	lk_cpuid(1, r);
+	lk_cpuid(1, 0, r);
 	ecx1 = r[2];
 	if (ecx1 & (1u << 9))
 		f |= LK_CPU_SSSE3;
@@ -53,7 +53,7 @@ lk_u32 lk_cpu_probe(void)
 		f |= LK_CPU_RDRAND;
 	if (max < 7)
 		return f;
-	lk_cpuid(7, r);
+	lk_cpuid(7, 0, r);
 	if (r[1] & (1u << 9))
 		f |= LK_CPU_ERMS;
 	if (r[1] & (1u << 8))
@@ -122,7 +122,7 @@ void lk_cpu_signature(char vendor[13], lk_u32 *sig)
 {
 	lk_u32 r[4], i;
 
-	lk_cpuid(0, r);
+	lk_cpuid(0, 0, r);
 	/* EBX, EDX, ECX: "Genu" "ineI" "ntel". */
 	for (i = 0; i < 4; i++) {
 		vendor[i] = (char)(r[1] >> (8 * i));
@@ -132,12 +132,19 @@ void lk_cpu_signature(char vendor[13], lk_u32 *sig)
 	vendor[12] = 0;
 	*sig = 0;
 	if (r[0] >= 1) {
-		lk_cpuid(1, r);
+		lk_cpuid(1, 0, r);
 		*sig = r[0];
 	}
 }
 
 #else
+
+void lk_cpuid(lk_u32 leaf, lk_u32 sub, lk_u32 r[4])
+{
+	(void)leaf;
+	(void)sub;
+	r[0] = r[1] = r[2] = r[3] = 0;
+}
 
 void lk_cpu_signature(char vendor[13], lk_u32 *sig)
 {

@@ -76,12 +76,4 @@ int mem_top_region(lk_u32 *lo, lk_u32 *hi);
 const void *acpi_find_rsdp(int *v2, lk_u32 *len);
 lk_u32 acpi_cpu_ids(lk_u8 *ids, lk_u32 max);
 
-/* bios_rand.c: RDSEED/RDRAND (as CPUID reports them) and TSC. */
-int cpu_has_rdrand(void);
-int cpu_has_rdseed(void);
-/* Fill buf from the instruction; returns bytes produced (0: failed). */
-lk_size cpu_rdrand(void *buf, lk_size len);
-lk_size cpu_rdseed(void *buf, lk_size len);
-lk_u64 cpu_rdtsc(void);
-
 #endif

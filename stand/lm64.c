@@ -9,7 +9,6 @@
  * through lm64_call (stand/start.S). Nothing here logs or allocates: the
  * i386 side turns the result into messages.
  */
-#include "../linkkit/cpu.h"
 #include "../linkkit/linkkit.h"
 #include "lm64.h"
 
@@ -78,10 +77,10 @@ static int lm64_mp_item(struct lm64_mp *mp, int ap)
  * still takes what is left. */
 static void lm64_mp_start(struct lm64_mp *mp)
 {
-	lk_u64 t0 = __builtin_ia32_rdtsc();
+	lk_u64 t0 = lk_cpu_rdtsc();
 
 	while (__atomic_load_n(&mp->aps, __ATOMIC_ACQUIRE) < mp->want &&
-	       __builtin_ia32_rdtsc() - t0 < (1ull << 27))
+	       lk_cpu_rdtsc() - t0 < (1ull << 27))
 		__builtin_ia32_pause();
 	__atomic_store_n(&mp->gen, 1, __ATOMIC_RELEASE);
 }
@@ -92,20 +91,15 @@ static void lm64_mp_start(struct lm64_mp *mp)
  * after 2^stall_shift ticks in which no item finished, 0. */
 static int lm64_mp_finish(struct lm64_mp *mp)
 {
-	lk_u64 t0;
-	lk_u32 seen, d;
+	struct lm64_progress p;
+	lk_u32 d;
 
 	while (lm64_mp_item(mp, 0))
 		;
-	seen = __atomic_load_n(&mp->done, __ATOMIC_ACQUIRE);
-	t0 = __builtin_ia32_rdtsc();
+	lm64_progress_begin(&p, __atomic_load_n(&mp->done, __ATOMIC_ACQUIRE));
 	while ((d = __atomic_load_n(&mp->done, __ATOMIC_ACQUIRE)) < mp->n) {
-		if (d != seen) {
-			seen = d;
-			t0 = __builtin_ia32_rdtsc();
-		} else if ((__builtin_ia32_rdtsc() - t0) >> mp->stall_shift) {
+		if (lm64_stalled(&p, d, mp->stall_shift))
 			return 0;
-		}
 		__builtin_ia32_pause();
 	}
 	return 1;

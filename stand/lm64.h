@@ -6,6 +6,7 @@
 #ifndef STAND_LM64_H
 #define STAND_LM64_H
 
+#include "../linkkit/cpu.h"
 #include "../linkkit/kit_format.h"
 #include "../linkkit/lk_types.h"
 
@@ -70,5 +71,33 @@ _Static_assert(sizeof(struct lm64_kit) == 56, "lm64_kit layout");
 _Static_assert(__builtin_offsetof(struct lm64_mp, kit) == 32 &&
 		       __builtin_offsetof(struct lm64_mp, dst) == 88,
 	       "lm64_mp layout");
+
+/*
+ * The boot processor's bound on waiting for the others (stand/mp.c's
+ * parts, lm64.c's items): a processor that took work and stopped (a
+ * machine check, firmware that took it away) must not hang the boot.
+ * Fed the count of finished work on every spin, it says 1 once that
+ * count has not moved for 2^shift TSC ticks.
+ */
+struct lm64_progress {
+	lk_u32 seen;
+	lk_u64 t0;
+};
+
+static inline void lm64_progress_begin(struct lm64_progress *p, lk_u32 count)
+{
+	p->seen = count;
+	p->t0 = lk_cpu_rdtsc();
+}
+
+static inline int lm64_stalled(struct lm64_progress *p, lk_u32 count,
+			       lk_u32 shift)
+{
+	if (count != p->seen) {
+		lm64_progress_begin(p, count);
+		return 0;
+	}
+	return ((lk_cpu_rdtsc() - p->t0) >> shift) != 0;
+}
 
 #endif

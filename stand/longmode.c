@@ -31,22 +31,15 @@ lk_u32 stand_identity_4g(void *tables)
 	return (lk_u32)(lk_uptr)t;
 }
 
-static void lm64_cpuid(lk_u32 leaf, lk_u32 sub, lk_u32 r[4])
-{
-	__asm__ volatile("cpuid"
-			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
-			 : "a"(leaf), "c"(sub));
-}
-
 /* CPUID 0x80000001 EDX bit 29 (LM), where that leaf exists. */
 static int lm64_cpu_has(void)
 {
 	lk_u32 r[4];
 
-	lm64_cpuid(0x80000000, 0, r);
+	lk_cpuid(0x80000000, 0, r);
 	if (r[0] < 0x80000001)
 		return 0;
-	lm64_cpuid(0x80000001, 0, r);
+	lk_cpuid(0x80000001, 0, r);
 	return (r[3] >> 29) & 1;
 }
 
@@ -56,13 +49,13 @@ static lk_u32 lm64_avx_xcr0(void)
 {
 	lk_u32 r[4];
 
-	lm64_cpuid(1, 0, r);
+	lk_cpuid(1, 0, r);
 	if (!(r[2] & (1u << 26)) || !(r[2] & (1u << 28))) /* XSAVE, AVX */
 		return 0;
-	lm64_cpuid(0, 0, r);
+	lk_cpuid(0, 0, r);
 	if (r[0] < 0xd)
 		return 0;
-	lm64_cpuid(0xd, 0, r);
+	lk_cpuid(0xd, 0, r);
 	return (r[0] & 7) == 7 ? 7 : 0;
 }
 

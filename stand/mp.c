@@ -59,7 +59,6 @@ static struct {
 	lk_u8 ids[AP_MAX];     /* their APIC IDs (the MADT's) */
 	void *stacks;	       /* mp.aps stacks, from stand_mp_init on */
 	int running;	       /* started, not stopped yet */
-	int halted;	       /* the last stop's INITs were delivered */
 	lk_u32 gen, kind;      /* the posted job */
 } mp;
 static struct lm64_mp mp_job;
@@ -87,10 +86,10 @@ static int mp_ipi(lk_u32 icr)
  * 9), disabled, in x2APIC mode (no MMIO), or above 4 GiB. */
 static volatile lk_u32 *mp_find_apic(void)
 {
-	lk_u32 a = 1, b, c, d, lo, hi;
+	lk_u32 r[4], lo, hi;
 
-	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
-	if (!(d & (1u << 9)))
+	lk_cpuid(1, 0, r);
+	if (!(r[3] & (1u << 9)))
 		return LK_NULL;
 	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(0x1b));
 	if (hi || !(lo & (1u << 11)) || (lo & (1u << 10)))
@@ -187,11 +186,11 @@ static void mp_fault_stall(lk_u32 kind)
 
 static void mp_fault_wait(lk_u32 kind)
 {
-	lk_u64 t0 = __builtin_ia32_rdtsc();
+	lk_u64 t0 = lk_cpu_rdtsc();
 
 	while (kind == STAND_FAULT_AP_STALL &&
 	       !__atomic_load_n(&mp_fault_tried, __ATOMIC_ACQUIRE) &&
-	       __builtin_ia32_rdtsc() - t0 < (1ull << 33))
+	       lk_cpu_rdtsc() - t0 < (1ull << 33))
 		__builtin_ia32_pause();
 }
 #else
@@ -254,16 +253,10 @@ static void mp_start(struct lk_boot *b)
  * jmp back (the handoff stub clears the page with the rest). */
 static const lk_u8 mp_parked[] = { 0xfa, 0xf4, 0xeb, 0xfd };
 
-/*
- * INIT: every application processor waits for a STARTUP again, as the
- * kernel expects them; then their stacks (which held parts of the
- * layout) are wiped. Late arrivals get no stack (ap_max 0) and, once the
- * trampoline is gone, a halt loop. INIT twice, 1 ms apart: a processor
- * that had not yet taken its STARTUP when the first came may take it
- * after (QEMU orders them so), and the second stops it. Once the APs
- * are done with a job.
- */
-/* 0 when an INIT was not delivered: a processor may still run. */
+/* INIT twice, 1 ms apart: a processor that had not yet taken its
+ * STARTUP when the first came may take it after (QEMU orders them so),
+ * and the second stops it. Late arrivals get no stack (ap_max 0). 0 when
+ * an INIT was not delivered: a processor may still run. */
 static int mp_halt(struct lk_boot *b)
 {
 	int ok;
@@ -274,17 +267,21 @@ static int mp_halt(struct lk_boot *b)
 	return mp_ipi(ICR_INIT) && ok;
 }
 
-void stand_mp_stop(struct lk_boot *b)
+/*
+ * INIT: every application processor waits for a STARTUP again, as the
+ * kernel expects them; then their stacks (which held parts of the
+ * layout) are wiped and the trampoline becomes a halt loop. Once the APs
+ * are done with a job.
+ */
+int stand_mp_stop(struct lk_boot *b)
 {
 	if (!mp.running)
-		return;
-	mp.halted = mp_halt(b);
-	if (!mp.halted) {
-		/* One may still run on that code and stack: leave them; the
-		 * callers boot the fallback, not this layout. */
-		mp.running = 0;
-		return;
-	}
+		return 1;
+	mp.running = 0;
+	/* One may still run on that code and stack: leave them; the
+	 * callers boot the fallback, not this layout. */
+	if (!mp_halt(b))
+		return 0;
 	lk_memset((void *)(lk_uptr)AP_TRAMP, 0,
 		  (lk_size)(ap_trampoline_end - ap_trampoline));
 	lk_memcpy((void *)(lk_uptr)AP_TRAMP, mp_parked, sizeof(mp_parked));
@@ -292,7 +289,7 @@ void stand_mp_stop(struct lk_boot *b)
 	lk_wipe(&mp_wr, sizeof(mp_wr));
 	mp.gen = 0;
 	mp.kind = MP_NONE;
-	mp.running = 0;
+	return 1;
 }
 
 /* Filled before the first STARTUP: the APs count themselves in it. */
@@ -343,8 +340,7 @@ int stand_mp_inflate_rest(struct lk_boot *b)
 	lk_u32 i;
 
 	if (!mp_lm64(LM64_MP_FINISH)) {
-		stand_mp_stop(b);
-		if (!mp.halted) {
+		if (!stand_mp_stop(b)) {
 			lk_log(&b->host, LK_LOG_ERROR,
 			       "%s: an application processor did not finish its "
 			       "share of the inflate and did not take INIT",
@@ -432,18 +428,16 @@ int stand_mp_inflate(struct lk_boot *b, const struct lk_kit *kit,
 static int mp_write_wait(lk_u32 n)
 {
 	struct mp_write *w = &mp_wr;
-	lk_u32 seen = __atomic_load_n(&w->ndone, __ATOMIC_ACQUIRE), d, k;
-	lk_u64 t0 = __builtin_ia32_rdtsc();
+	struct lm64_progress p;
+	lk_u32 k;
 
+	lm64_progress_begin(&p, __atomic_load_n(&w->ndone, __ATOMIC_ACQUIRE));
 	for (k = 0; k < n; k++)
 		while (!__atomic_load_n(&w->done[k], __ATOMIC_ACQUIRE)) {
-			d = __atomic_load_n(&w->ndone, __ATOMIC_ACQUIRE);
-			if (d != seen) {
-				seen = d;
-				t0 = __builtin_ia32_rdtsc();
-			} else if ((__builtin_ia32_rdtsc() - t0) >> MP_STALL_SHIFT) {
+			if (lm64_stalled(&p,
+					 __atomic_load_n(&w->ndone, __ATOMIC_ACQUIRE),
+					 MP_STALL_SHIFT))
 				return 0;
-			}
 			__builtin_ia32_pause();
 		}
 	return 1;
@@ -515,8 +509,7 @@ int stand_mp_write(struct lk_boot *b, struct lk_link *L, void *dst,
 		goto fail;
 	rc = lk_link_write_end(L, dst, &w->ws, w->nerr);
 	lk_boot_mp_report(b, "write", w->ws.nparts, "parts", w->by_ap, aps);
-	stand_mp_stop(b);
-	if (mp.halted)
+	if (stand_mp_stop(b))
 		return rc;
 	lk_log(&b->host, LK_LOG_ERROR,
 	       "write: an application processor did not take INIT");

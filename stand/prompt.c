@@ -1,5 +1,6 @@
 /* Key polling (serial line and keyboard) and delays for the shared
  * boot prompt. */
+#include "../linkkit/cpu.h"
 #include "bios.h"
 #include "../linkkit/uart.h"
 #include "stand.h"
@@ -28,9 +29,9 @@ static void pit_delay_us(lk_u32 us)
 		lk_outb(0x43, 0xb0); /* channel 2, low then high byte, mode 0 */
 		lk_outb(0x42, count & 0xff);
 		lk_outb(0x42, count >> 8);
-		t0 = __builtin_ia32_rdtsc();
+		t0 = lk_cpu_rdtsc();
 		while (!(lk_inb(0x61) & 0x20) && !no_pit)
-			no_pit = __builtin_ia32_rdtsc() - t0 > PIT_GIVE_UP_TICKS;
+			no_pit = lk_cpu_rdtsc() - t0 > PIT_GIVE_UP_TICKS;
 	}
 }
 

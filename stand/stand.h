@@ -77,7 +77,9 @@ int stand_mp_inflate(struct lk_boot *b, const struct lk_kit *kit,
 int stand_mp_inflate_rest(struct lk_boot *b);
 int stand_mp_write(struct lk_boot *b, struct lk_link *L, void *dst,
 		   struct lk_rng *rng);
-void stand_mp_stop(struct lk_boot *b);
+/* 0 when an INIT was not delivered: a processor may still run, so its
+ * stacks and trampoline are left as they are; 1 otherwise. */
+int stand_mp_stop(struct lk_boot *b);
 void stand_ap_main(void);
 
 #endif
